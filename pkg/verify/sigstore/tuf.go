@@ -1,13 +1,16 @@
 package sigstore
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -111,16 +114,25 @@ func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
+	rootFile := filepath.Join(work, tuf.URLToPath(o.RepositoryURL), "root.json")
+	kept, err := keptRoot(rootFile, filepath.Join(o.Dir, tuf.URLToPath(o.RepositoryURL), "root.json"))
+	if err != nil {
+		return nil, err
+	}
+	fetcher := &tufFetcher{ctx: ctx, o: o, roots: map[string][]byte{}}
 	opts := &tuf.Options{
 		Root:              o.Root,
 		CachePath:         work,
 		RepositoryBaseURL: o.RepositoryURL,
-		Fetcher:           &tufFetcher{ctx: ctx, o: o},
+		Fetcher:           fetcher,
 		Context:           ctx,
 	}
 	c, err := tuf.New(opts) // with no cache validity, New refreshes from the repository
 	if err != nil {
 		return nil, tufError(o.RepositoryURL, err)
+	}
+	if err := kept.check(o.Root, rootFile, fetcher.roots); err != nil {
+		return nil, fmt.Errorf("%w: refresh from %s: %w", ErrTUF, o.RepositoryURL, err)
 	}
 	b, err := c.GetTarget(trustedRootTarget)
 	if err != nil {
@@ -151,6 +163,88 @@ func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 		return nil, err
 	}
 	return tr, nil
+}
+
+// kept is the TUF root an earlier refresh verified and kept in Dir: the
+// newest root version of the repository this Dir has trusted.
+type kept struct {
+	path string
+	root *metadata.Metadata[metadata.RootType]
+}
+
+// keptRoot reads the root an earlier refresh kept (its copy at staged, at
+// path in Dir); nil where there is none. One that does not read is an
+// error naming it: Dir is written only by a refresh that verified.
+func keptRoot(staged, path string) (*kept, error) {
+	b, err := os.ReadFile(staged)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := metadata.Root().FromBytes(b)
+	if err != nil {
+		return nil, fmt.Errorf("sigstore: TUF refresh: %s, the root an earlier refresh verified, does not read: %v; remove %s to start again from the TUF root anchor", path, err, filepath.Dir(path))
+	}
+	return &kept{path: path, root: r}, nil
+}
+
+// check refuses a refresh that walked the root versions up from the anchor
+// (every refresh does) to an older version than the one an earlier refresh
+// kept, or through another root at that version: a root version that
+// revoked keys (after their compromise) binds every refresh after the one
+// that took it, and a mirror that answers 404 for it (or serves a root of
+// its own making there) would have metadata signed with the revoked keys
+// accepted. final is the root the walk ended with; walked, the root
+// versions it fetched by name (N.root.json). The anchor stays the trust the
+// walk starts from, so that one of another repository is refused as
+// before.
+func (k *kept) check(anchor []byte, final string, walked map[string][]byte) error {
+	if k == nil {
+		return nil
+	}
+	b, err := os.ReadFile(final)
+	if err != nil {
+		return err
+	}
+	f, err := metadata.Root().FromBytes(b)
+	if err != nil {
+		return err
+	}
+	a, err := metadata.Root().FromBytes(anchor)
+	if err != nil {
+		return err
+	}
+	want := k.root.Signed.Version
+	remove := fmt.Sprintf("if the repository was made anew with other keys, remove %s to start again from the anchor", filepath.Dir(k.path))
+	if f.Signed.Version < want {
+		return fmt.Errorf("the repository serves root versions up to %d only, and an earlier refresh verified and kept version %d (%s): a rolled-back repository, whose older keys may have been revoked, is refused; %s",
+			f.Signed.Version, want, k.path, remove)
+	}
+	at := walked[fmt.Sprintf("%d.root.json", want)]
+	if want == a.Signed.Version {
+		at = anchor
+	}
+	if want < a.Signed.Version {
+		return nil // the anchor is newer: the trust the caller gives, out of band
+	}
+	r, err := metadata.Root().FromBytes(at)
+	if err == nil && !sameRoot(r, k.root) {
+		err = errors.New("another root")
+	}
+	if err != nil {
+		return fmt.Errorf("the repository's root version %d is not the one an earlier refresh verified and kept (%s): %v; a forked repository is refused; %s", want, k.path, err, remove)
+	}
+	return nil
+}
+
+// sameRoot reports whether two root.json files sign the same content (the
+// same bytes may be formatted otherwise, or carry more signatures).
+func sameRoot(a, b *metadata.Metadata[metadata.RootType]) bool {
+	x, errX := json.Marshal(a.Signed)
+	y, errY := json.Marshal(b.Signed)
+	return errX == nil && errY == nil && bytes.Equal(x, y)
 }
 
 // maxTUFFile bounds a file copied from the TUF metadata folder (metadata
@@ -292,6 +386,8 @@ func tufError(repo string, err error) error {
 type tufFetcher struct {
 	ctx context.Context
 	o   RefreshOptions
+	// roots are the root versions fetched (N.root.json), by file name.
+	roots map[string][]byte
 }
 
 func (f *tufFetcher) DownloadFile(u string, maxLength int64, _ time.Duration) ([]byte, error) {
@@ -321,6 +417,9 @@ func (f *tufFetcher) DownloadFile(u string, maxLength int64, _ time.Duration) ([
 	}
 	if int64(len(b)) > maxLength {
 		return nil, &metadata.ErrDownloadLengthMismatch{Msg: fmt.Sprintf("%s: more than the %d bytes the metadata allows", u, maxLength)}
+	}
+	if name := path.Base(req.URL.Path); strings.HasSuffix(name, ".root.json") {
+		f.roots[name] = b
 	}
 	return b, nil
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -469,5 +470,111 @@ func TestRefreshesOneAtATime(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Dir(dir)); len(left) != 2 {
 		t.Errorf("beside the TUF folder: %v, want it and its lock", left)
+	}
+}
+
+// rotate publishes root version 2, which replaces the keys of the
+// timestamp, snapshot and targets roles (version 1's are revoked, as after
+// their compromise), and returns version 1's keys.
+func (r *tufRepo) rotate() map[string]ed25519.PrivateKey {
+	r.t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := map[string]ed25519.PrivateKey{}
+	for _, role := range []string{metadata.TARGETS, metadata.SNAPSHOT, metadata.TIMESTAMP} {
+		old[role] = r.keys[role]
+		for _, id := range r.root.Signed.Roles[role].KeyIDs {
+			if err := r.root.Signed.RevokeKey(id, role); err != nil {
+				r.t.Fatal(err)
+			}
+		}
+		_, k, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		r.keys[role] = k
+		key, err := metadata.KeyFromPublicKey(k.Public())
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if err := r.root.Signed.AddKey(key, role); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	r.root.Signed.Version++
+	r.root.ClearSignatures()
+	r.sign(r.root, metadata.ROOT)
+	r.files[fmt.Sprintf("/%d.root.json", r.root.Signed.Version)] = r.bytes(r.root)
+	return old
+}
+
+// TestRefreshRootRollback: a root version that revoked keys binds every
+// refresh after the one that took it. Each refresh walks the root versions
+// up from the anchor, version 1, as far as the repository serves them: a
+// mirror that answers 404 for version 2 (as if the repository had never
+// gone past version 1), or serves a version 2 of its own making, and serves
+// metadata signed with the revoked keys, had it accepted. The anchor stays
+// what the walk starts from: another repository's anchor is refused, not
+// passed over for the root kept.
+func TestRefreshRootRollback(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		attack func(r *tufRepo, revoked map[string]ed25519.PrivateKey)
+		anchor func(r *tufRepo) []byte
+		says   string
+	}{
+		{"version 2 gone", func(r *tufRepo, revoked map[string]ed25519.PrivateKey) {
+			delete(r.files, "/2.root.json")
+			r.keys = map[string]ed25519.PrivateKey{metadata.ROOT: r.keys[metadata.ROOT]}
+			maps.Copy(r.keys, revoked)
+		}, nil, "serves root versions up to 1 only, and an earlier refresh verified and kept version 2"},
+		{"another version 2", func(r *tufRepo, revoked map[string]ed25519.PrivateKey) {
+			r.keys = map[string]ed25519.PrivateKey{metadata.ROOT: r.keys[metadata.ROOT]}
+			maps.Copy(r.keys, revoked)
+			forked, err := metadata.Root(time.Now().Add(24 * time.Hour)).FromBytes(r.anchor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			forked.Signed.Version = 2
+			forked.ClearSignatures()
+			r.sign(forked, metadata.ROOT)
+			r.files["/2.root.json"] = r.bytes(forked)
+		}, nil, "root version 2 is not the one an earlier refresh verified and kept"},
+		{"another repository's anchor", func(*tufRepo, map[string]ed25519.PrivateKey) {}, func(*tufRepo) []byte { return newTUFRepo(t).anchor }, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newTUFRepo(t)
+			r.publish(newVirtual(t).root.JSON(), time.Now().Add(24*time.Hour))
+			dir := t.TempDir()
+			if _, err := r.refresh(dir); err != nil {
+				t.Fatal(err)
+			}
+			revoked := r.rotate()
+			good := goodRoot(t).JSON()
+			r.publish(good, time.Now().Add(24*time.Hour))
+			if tr, err := r.refresh(dir); err != nil || !bytes.Equal(tr.JSON(), good) {
+				t.Fatalf("refresh after the rotation: %v", err)
+			}
+			before := timestampOf(t, dir)
+			r.mu.Lock()
+			c.attack(r, revoked)
+			r.mu.Unlock()
+			r.publish(newVirtual(t).root.JSON(), time.Now().Add(24*time.Hour))
+			anchor := r.anchor
+			if c.anchor != nil {
+				anchor = c.anchor(r)
+			}
+			tr, err := Refresh(t.Context(), RefreshOptions{HTTPClient: &http.Client{}, RepositoryURL: r.srv.URL, Root: anchor, Dir: dir, Timeout: 5 * time.Second})
+			if err == nil {
+				t.Fatalf("refreshed %s", tr.Name())
+			}
+			t.Log(err)
+			if !errors.Is(err, ErrTUF) || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("want ErrTUF saying %q, got %v", c.says, err)
+			}
+			if !bytes.Equal(timestampOf(t, dir), before) {
+				t.Error("a refused refresh changed the TUF metadata kept")
+			}
+		})
 	}
 }
