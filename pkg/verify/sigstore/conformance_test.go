@@ -3,6 +3,7 @@ package sigstore
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
@@ -17,17 +18,22 @@ import (
 // withoutLogs returns tr without its transparency logs: a private deployment
 // that vouches for signing times with a timestamp authority only.
 func withoutLogs(t *testing.T, tr *TrustedRoot) *TrustedRoot {
+	return editRoot(t, tr, "root without logs", func(a map[string]any) { delete(a, "tlogs") })
+}
+
+// editRoot returns tr, named name, as edit changes its JSON.
+func editRoot(t *testing.T, tr *TrustedRoot, name string, edit func(map[string]any)) *TrustedRoot {
 	t.Helper()
-	var a map[string]json.RawMessage
+	var a map[string]any
 	if err := json.Unmarshal(tr.JSON(), &a); err != nil {
 		t.Fatal(err)
 	}
-	delete(a, "tlogs")
+	edit(a)
 	j, err := json.Marshal(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ParseTrustedRoot("root without logs", j)
+	r, err := ParseTrustedRoot(name, j)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +186,82 @@ func TestVerifyBundleStatementType(t *testing.T) {
 			if err != nil {
 				t.Fatalf("refused: %v", err)
 			}
+		})
+	}
+}
+
+// withLogWindow returns tr with its transparency logs' keys valid from
+// start to end only (zero end: open).
+func withLogWindow(t *testing.T, tr *TrustedRoot, start, end time.Time) *TrustedRoot {
+	valid := map[string]any{"start": start.UTC().Format(time.RFC3339)}
+	if !end.IsZero() {
+		valid["end"] = end.UTC().Format(time.RFC3339)
+	}
+	return editRoot(t, tr, "root with the log valid "+window(start, end), func(a map[string]any) {
+		for _, l := range a["tlogs"].([]any) {
+			l.(map[string]any)["publicKey"].(map[string]any)["validFor"] = valid
+		}
+	})
+}
+
+// A log entry without a signed entry timestamp (Rekor v2's, or a Rekor v1
+// entry whose SET was taken out) carries no time of its own: the log's key
+// must be valid at the signing time the RFC 3161 timestamp vouches for, as
+// a signed entry timestamp must lie within it. A log the root retired
+// before that time (its key past its end), or trusts only from after it,
+// vouches for nothing; sigstore-go checks the window of a SET only.
+func TestVerifyBundleLogKeyOutsideValidity(t *testing.T) {
+	v := newVirtual(t)
+	art := digestsOf([]byte("cilium-linux-amd64.tar.gz"))
+	v2 := v.attestV2("cilium", art)
+	// Rekor v1 with an inclusion proof, its SET taken out, and a timestamp.
+	var v1 protobundle.Bundle
+	if err := protojson.Unmarshal(v.attest(workflow, actionsIssuer, map[string]digest.Set{"cilium": art}), &v1); err != nil {
+		t.Fatal(err)
+	}
+	stamp, err := v.vs.TimestampResponse(v1.GetDsseEnvelope().Signatures[0].Sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range v1.VerificationMaterial.TlogEntries {
+		e.InclusionPromise = nil
+	}
+	v1.VerificationMaterial.TimestampVerificationData = &protobundle.TimestampVerificationData{
+		Rfc3161Timestamps: []*protocommon.RFC3161SignedTimestamp{{SignedTimestamp: stamp}}}
+	noSET, err := protojson.Marshal(&v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	retired := withLogWindow(t, v.root, now.Add(-3*time.Hour), now.Add(-2*time.Hour))
+	later := withLogWindow(t, v.root, now.Add(2*time.Hour), time.Time{})
+	for _, c := range []struct {
+		name   string
+		bundle []byte
+		root   *TrustedRoot
+		says   string // "" accepted
+	}{
+		{"Rekor v2, log valid", bundleOf(t, v2, true), v.root, ""},
+		{"Rekor v2, log retired before", bundleOf(t, v2, true), retired, window(now.Add(-3*time.Hour), now.Add(-2*time.Hour))},
+		{"Rekor v2, log valid only later", bundleOf(t, v2, true), later, window(now.Add(2*time.Hour), time.Time{})},
+		{"Rekor v1 without SET, log valid", noSET, v.root, ""},
+		{"Rekor v1 without SET, log retired before", noSET, retired, window(now.Add(-3*time.Hour), now.Add(-2*time.Hour))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := newVerifier(t, c.root, Options{}).VerifyBundle(ctx(t), workflowPolicy, art, c.bundle, "cilium.sigstore.json")
+			if c.says == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if res.LogURL != "https://rekor.localhost" || len(res.Timestamps) != 1 {
+					t.Errorf("result %+v", res)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("accepted with the log's key outside its validity at the signing time: log %s, timestamps %v", res.LogURL, res.Timestamps)
+			}
+			refusedWith(t, err, ReasonBadLogEntry, "cilium.sigstore.json", "https://rekor.localhost", c.says, "RFC 3161")
 		})
 	}
 }

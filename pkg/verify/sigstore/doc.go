@@ -43,9 +43,11 @@
 //     while streaming; the detached form needs the sha256;
 //   - at least one transparency-log entry of a log in the trusted root vouches
 //     for it: the entry's signed entry timestamp and, when present, its
-//     inclusion proof (Rekor v2: its checkpoint) verify with the log's key, and
-//     its body is exactly this signature, certificate or key, and digest (or
-//     envelope). A bundle needs one when the trusted root lists a log (a root
+//     inclusion proof (Rekor v2: its checkpoint) verify with the log's key,
+//     the key valid at the signing time (the time the signed entry timestamp
+//     signs; for an entry without one, every time the RFC 3161 timestamps
+//     vouch for), and its body is exactly this signature, certificate or key,
+//     and digest (or envelope). A bundle needs one when the trusted root lists a log (a root
 //     of a timestamp authority alone, as some private deployments use, cannot
 //     vouch for one); cosign's detached signatures always do;
 //   - RFC 3161 timestamps the material carries verify (at least one) when the

@@ -404,17 +404,27 @@ func bundleWith(t *testing.T, e testEntity, entries []*tlog.Entry, timestamps []
 	return b
 }
 
+// attestV2 is an attestation by workflow of a statement whose one subject,
+// name, has the artifact's sha256, logged as a Rekor v2 entry (inclusion
+// proof and checkpoint, no signed entry timestamp), with an RFC 3161
+// timestamp.
+func (v *virtual) attestV2(name string, art digest.Set) testEntity {
+	v.t.Helper()
+	stmt, _ := json.Marshal(map[string]any{"_type": "https://in-toto.io/Statement/v1", "predicateType": "https://slsa.dev/provenance/v1",
+		"subject": []any{map[string]any{"name": name, "digest": map[string]string{"sha256": art[digest.SHA256]}}}, "predicate": map[string]any{}})
+	e, err := v.vs.AttestHashedRekordV2(workflow, actionsIssuer, stmt)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	return e
+}
+
 // A Rekor v2 entry carries no integrated time: the time to check the
 // certificate at comes from an RFC 3161 timestamp of a TSA the root lists.
 func TestVerifyBundleRekorV2Timestamped(t *testing.T) {
 	v := newVirtual(t)
 	art := digestsOf([]byte("etcd-v3.6.0-linux-amd64.tar.gz"))
-	stmt, _ := json.Marshal(map[string]any{"_type": "https://in-toto.io/Statement/v1", "predicateType": "https://slsa.dev/provenance/v1",
-		"subject": []any{map[string]any{"name": "etcd", "digest": map[string]string{"sha256": art[digest.SHA256]}}}, "predicate": map[string]any{}})
-	e, err := v.vs.AttestHashedRekordV2(workflow, actionsIssuer, stmt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := v.attestV2("etcd", art)
 	ver := newVerifier(t, v.root, Options{})
 	res, err := ver.VerifyBundle(ctx(t), workflowPolicy, art, bundleOf(t, e, true), "etcd.sigstore.json")
 	if err != nil {

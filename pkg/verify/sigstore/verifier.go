@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -297,6 +298,16 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 		reason, detail := v.classify(err, entries, cert, id, vc)
 		return no(reason, "%s", detail)
 	}
+	var stamped []time.Time
+	for _, ts := range res.VerifiedTimestamps {
+		if ts.Type == "TimestampAuthority" {
+			stamped = append(stamped, ts.Timestamp.UTC())
+		}
+	}
+	counted := v.countedEntry(entries, stamped)
+	if counted == nil && (requireLog || len(v.root.tr.RekorLogs()) > 0) {
+		return no(ReasonBadLogEntry, "%s", v.diagnoseEntries(entries, stamped, ""))
+	}
 	out := &Result{
 		Identity:    summary.SubjectAlternativeName,
 		Issuer:      summary.Issuer,
@@ -309,7 +320,7 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 	if id.source != "" {
 		out.SourceRepository = summary.SourceRepositoryURI
 	}
-	if e := v.countedEntry(entries); e != nil {
+	if e := counted; e != nil {
 		out.LogIndex = e.LogIndex()
 		out.LogID = hex.EncodeToString([]byte(e.LogKeyID()))
 		out.LogURL = v.root.logURL([]byte(e.LogKeyID()))
@@ -317,11 +328,7 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 			out.IntegratedTime = e.IntegratedTime().UTC()
 		}
 	}
-	for _, ts := range res.VerifiedTimestamps {
-		if ts.Type == "TimestampAuthority" {
-			out.Timestamps = append(out.Timestamps, ts.Timestamp.UTC())
-		}
-	}
+	out.Timestamps = stamped
 	if res.Statement != nil {
 		out.PredicateType = res.Statement.PredicateType
 	}
@@ -331,18 +338,28 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 	return out, nil
 }
 
-// countedEntry is the first entry from a log of the trusted root whose signed
-// entry timestamp, if any, verifies: the one verification counted.
-func (v *Verifier) countedEntry(entries []*tlog.Entry) *tlog.Entry {
+// countedEntry is the first entry from a log of the trusted root that
+// vouches for the material at its signing time: its signed entry timestamp
+// verifies (with the log's key valid at the time it signs, which
+// sigstore-go checks), or, for an entry without one (Rekor v2's, or a Rekor
+// v1 entry whose SET was taken out), whose inclusion proof carries no time,
+// the log's key is valid at every time the RFC 3161 timestamps (stamped)
+// vouch for. sigstore-go counts such an entry whatever the log's validity,
+// so a log the root retired (its key past its end, as after a compromise)
+// or trusts only from a later time vouched for anything stamped today.
+func (v *Verifier) countedEntry(entries []*tlog.Entry, stamped []time.Time) *tlog.Entry {
 	logs := v.root.tr.RekorLogs()
 	for _, e := range entries {
-		if _, ok := logs[hex.EncodeToString([]byte(e.LogKeyID()))]; !ok {
-			continue
+		l, ok := logs[hex.EncodeToString([]byte(e.LogKeyID()))]
+		switch {
+		case !ok:
+		case e.HasInclusionPromise():
+			if tlog.VerifySET(e, logs) == nil {
+				return e
+			}
+		case len(stamped) > 0 && !slices.ContainsFunc(stamped, func(t time.Time) bool { return outside(t, l.ValidityPeriodStart, l.ValidityPeriodEnd) }):
+			return e
 		}
-		if e.HasInclusionPromise() && tlog.VerifySET(e, logs) != nil {
-			continue
-		}
-		return e
 	}
 	return nil
 }
@@ -473,7 +490,7 @@ func (v *Verifier) classify(err error, entries []*tlog.Entry, cert *x509.Certifi
 			return ReasonCertificateTime, fmt.Sprintf("the log integrated the entry at %s, outside the certificate's validity %s to %s",
 				entryTimes(entries), stamp(cert.NotBefore), stamp(cert.NotAfter))
 		}
-		return ReasonBadLogEntry, v.diagnoseEntries(entries, msg)
+		return ReasonBadLogEntry, v.diagnoseEntries(entries, nil, msg)
 	case strings.Contains(msg, "failed to verify timestamps"):
 		return ReasonNoTimestamp, "no verified time to check the certificate at: " + msg
 	case strings.Contains(msg, "signed certificate timestamp"):
@@ -501,8 +518,10 @@ func keyHint(vc sgverify.VerificationContent) string {
 	return ""
 }
 
-// diagnoseEntries says why no log entry counted.
-func (v *Verifier) diagnoseEntries(entries []*tlog.Entry, msg string) string {
+// diagnoseEntries says why no log entry counted; stamped are the times
+// verified RFC 3161 timestamps vouch for, which an entry without a signed
+// entry timestamp is judged at.
+func (v *Verifier) diagnoseEntries(entries []*tlog.Entry, stamped []time.Time, msg string) string {
 	logs := v.root.tr.RekorLogs()
 	var why []string
 	for _, e := range entries {
@@ -516,6 +535,14 @@ func (v *Verifier) diagnoseEntries(entries []*tlog.Entry, msg string) string {
 				e.LogIndex(), stamp(e.IntegratedTime()), l.BaseURL, id, v.root.Name(), window(l.ValidityPeriodStart, l.ValidityPeriodEnd)))
 		case e.HasInclusionPromise() && tlog.VerifySET(e, logs) != nil:
 			why = append(why, fmt.Sprintf("the signed entry timestamp of entry %d does not verify with the key of log %s (%s): the entry was altered", e.LogIndex(), l.BaseURL, id))
+		case !e.HasInclusionPromise():
+			for _, t := range stamped {
+				if outside(t, l.ValidityPeriodStart, l.ValidityPeriodEnd) {
+					why = append(why, fmt.Sprintf("entry %d carries no signed entry timestamp, and the signing time an RFC 3161 timestamp vouches for, %s, lies outside the validity of log %s (%s) in %s, %s: the root does not trust that log's key at that time (a retired log, or a root too old or too new for the entry)",
+						e.LogIndex(), stamp(t), l.BaseURL, id, v.root.Name(), window(l.ValidityPeriodStart, l.ValidityPeriodEnd)))
+					break
+				}
+			}
 		}
 	}
 	switch {
