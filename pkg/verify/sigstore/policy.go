@@ -774,19 +774,23 @@ func (id *identity) check(s certificate.Summary) (Reason, string) {
 	return "", ""
 }
 
-// githubActionsIssuer is GitHub Actions' OIDC issuer on github.com.
+// githubActionsIssuer is GitHub Actions' OIDC issuer on github.com. An
+// enterprise's own issuer begins with it
+// (https://token.actions.githubusercontent.com/ENTERPRISE, Fulcio's
+// meta-issuer), and its certificates name workflows and repositories alike.
 const githubActionsIssuer = "https://token.actions.githubusercontent.com"
 
 // workflowRepository returns the repository of the workflow a GitHub
 // Actions certificate's identity names
-// (https://github.com/OWNER/REPO/.github/workflows/FILE@REF): where a policy
+// (https://github.com/OWNER/REPO/.github/workflows/FILE@REF), under
+// github.com's issuer or an enterprise's: where a policy
 // names no SourceRepository, the certificate must be for a run of that
 // repository. A workflow may be reusable (on: workflow_call): then anybody's
 // repository that calls it gets a certificate with its identity, and only
 // the Source Repository URI tells them apart.
 func workflowRepository(s certificate.Summary) (string, bool) {
 	rest, ok := strings.CutPrefix(s.SubjectAlternativeName, "https://github.com/")
-	if s.Issuer != githubActionsIssuer || !ok {
+	if !strings.HasPrefix(s.Issuer, githubActionsIssuer) || !ok {
 		return "", false
 	}
 	parts := strings.SplitN(rest, "/", 3)

@@ -223,3 +223,36 @@ func TestRunVerifies(t *testing.T) {
 		}
 	}
 }
+
+// TestRunVerifiesEnterpriseIssuer: Fulcio issues GitHub Actions
+// certificates under an enterprise's own issuer too
+// (https://token.actions.githubusercontent.com/ENTERPRISE, its meta-issuer),
+// with the same workflow identity and Source Repository URI. Without a
+// source repository in the policy, a reusable workflow's identity counts
+// there too only for its own repository's runs: it counted for any
+// repository of the enterprise that called it.
+func TestRunVerifiesEnterpriseIssuer(t *testing.T) {
+	s, tr := deployment(t)
+	v, err := sigstore.New(tr, sigstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const enterprise = actions + "/acme"
+	const shared = "https://github.com/acme/release-workflows/.github/workflows/release.yml@refs/tags/v1"
+	artifact := []byte("tool stand-in\n")
+	pol := sigstore.Policy{Identity: shared, Issuer: enterprise}
+	for caller, own := range map[string]bool{"https://github.com/acme/release-workflows": true, "https://github.com/acme/intern-sandbox": false} {
+		b, err := s.BundleRun(sigstoretest.Run{Workflow: shared, Issuer: enterprise, SourceRepository: caller}, artifact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = v.VerifyBundle(t.Context(), pol, digestsOf(artifact), b, "x.sigstore.json")
+		var re *sigstore.RefusedError
+		switch {
+		case own && err != nil:
+			t.Errorf("a run of the workflow's own repository: %v", err)
+		case !own && (!errors.As(err, &re) || !re.Has(sigstore.ReasonIdentity) || !strings.Contains(err.Error(), "to accept runs of "+caller+", name it")):
+			t.Errorf("a run of %s, which called the workflow: %v, want a wrong-identity refusal saying to name the source repository", caller, err)
+		}
+	}
+}
