@@ -17,7 +17,6 @@ import (
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
-	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/sigstore/sigstore/pkg/signature/options"
 
@@ -87,9 +86,9 @@ func checkDetached(pol Policy, artifact digest.Set, d Detached) (*detached, erro
 	if err != nil {
 		return nil, refuse(subject, ReasonMalformed, d.CertificateSource, "%v", err)
 	}
-	summary, err := certificate.SummarizeCertificate(cert)
-	if err != nil {
-		return nil, refuse(subject, ReasonMalformed, d.CertificateSource, "not a Fulcio certificate: %v", err)
+	summary, r, why := summarize(cert)
+	if r != "" {
+		return nil, refuse(subject, r, d.CertificateSource, "%s", why)
 	}
 	if r, why := id.check(summary); r != "" {
 		return nil, refuse(subject, r, d.CertificateSource, "%s", why)

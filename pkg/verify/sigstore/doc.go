@@ -22,7 +22,9 @@
 //
 //   - it is signed with a short-lived Fulcio certificate whose OIDC issuer
 //     is Policy.Issuer and whose Subject Alternative Name is Policy.Identity,
-//     or matches Policy.IdentityRegexp as a whole, and, when
+//     or matches Policy.IdentityRegexp as a whole (a certificate naming
+//     several, or two issuers in its v1 and v2 extensions, names no signer
+//     and is refused), and, when
 //     Policy.SourceRepository is set, whose Source Repository URI extension
 //     is that repository (the caller of a reusable workflow), and, when it
 //     is not, under GitHub Actions, whose Source Repository URI (or GitHub

@@ -3,6 +3,7 @@ package sigstore
 import (
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/asn1"
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -772,6 +773,58 @@ func (id *identity) check(s certificate.Summary) (Reason, string) {
 		}
 	}
 	return "", ""
+}
+
+// OIDs of the OIDC issuer extensions Fulcio writes: v1 (the raw string,
+// deprecated) and v2 (a DER UTF8String), and of the Subject Alternative
+// Name.
+var (
+	oidIssuerV1 = asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 1}
+	oidIssuerV2 = asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 8}
+	oidSAN      = asn1.ObjectIdentifier{2, 5, 29, 17}
+)
+
+// summarize reads the signer a Fulcio certificate names, refusing one that
+// names it twice over and not alike: Fulcio writes one Subject Alternative
+// Name, and its v1 and v2 issuer extensions alike. sigstore-go reads the
+// first URI (else the first e-mail address, else an otherName) and
+// whichever issuer extension comes last, so a policy naming either reading
+// would accept such a certificate. The reason is "" where it reads.
+func summarize(cert *x509.Certificate) (certificate.Summary, Reason, string) {
+	s, err := certificate.SummarizeCertificate(cert)
+	if err != nil {
+		return s, ReasonMalformed, fmt.Sprintf("not a Fulcio certificate: %v", err)
+	}
+	var v1, v2 *string
+	for _, e := range cert.Extensions {
+		switch {
+		case e.Id.Equal(oidSAN):
+			var names []asn1.RawValue
+			if rest, err := asn1.Unmarshal(e.Value, &names); err == nil && len(rest) == 0 && len(names) > 1 {
+				var shown []string
+				for _, u := range cert.URIs {
+					shown = append(shown, u.String())
+				}
+				shown = append(shown, cert.EmailAddresses...)
+				shown = append(shown, cert.DNSNames...)
+				return s, ReasonIdentity, fmt.Sprintf("the certificate names %d identities (Subject Alternative Names %s), where Fulcio names the one signer: it does not say who signed (issuer %s)",
+					len(names), strings.Join(shown, ", "), s.Issuer)
+			}
+		case e.Id.Equal(oidIssuerV1):
+			v := string(e.Value)
+			v1 = &v
+		case e.Id.Equal(oidIssuerV2):
+			var v string
+			if certificate.ParseDERString(e.Value, &v) == nil {
+				v2 = &v
+			}
+		}
+	}
+	if v1 != nil && v2 != nil && *v1 != *v2 {
+		return s, ReasonIssuer, fmt.Sprintf("the certificate names two OIDC issuers, %q (v1 extension, OID %s) and %q (v2 extension, OID %s), where Fulcio writes one issuer in both: it does not say who vouched for identity %q",
+			*v1, oidIssuerV1, *v2, oidIssuerV2, s.SubjectAlternativeName)
+	}
+	return s, "", ""
 }
 
 // githubActionsIssuer is GitHub Actions' OIDC issuer on github.com. An

@@ -261,8 +261,10 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 	case cert == nil:
 		return no(ReasonIdentity, "signed with a public key (hint %q), not a Fulcio certificate: a key names no identity, so only a policy that pins this public key accepts it", keyHint(vc))
 	default:
-		if summary, err = certificate.SummarizeCertificate(cert); err != nil {
-			return no(ReasonMalformed, "certificate: %v", err)
+		var r Reason
+		var why string
+		if summary, r, why = summarize(cert); r != "" {
+			return no(r, "%s", why)
 		}
 		if r, why := id.check(summary); r != "" {
 			return no(r, "%s", why)

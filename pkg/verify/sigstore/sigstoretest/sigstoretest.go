@@ -13,6 +13,7 @@
 package sigstoretest
 
 import (
+	"cmp"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -344,6 +345,14 @@ func hashedRekord(sum, sig, publicPEM []byte) []byte {
 // repository than the workflow's.
 type Run struct {
 	Workflow, Issuer, SourceRepository string
+	// IssuerV2, when set, is the issuer the certificate's v2 extension
+	// (OID 1.3.6.1.4.1.57264.1.8) names in place of Issuer, which its v1
+	// extension (1.3.6.1.4.1.57264.1.1) names: a certificate at odds with
+	// itself, as Fulcio never issues one.
+	IssuerV2 string
+	// Emails are Subject Alternative Names beside the workflow, as Fulcio
+	// never issues (it names one identity).
+	Emails []string
 }
 
 // SignRun signs artifact as Sign does, with a certificate for the CI run r.
@@ -360,7 +369,7 @@ func (s *Sigstore) SignRun(r Run, artifact []byte) (*Signature, error) {
 	for _, e := range []struct {
 		oid   asn1.ObjectIdentifier
 		value string
-	}{{asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 8}, r.Issuer}, {asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 12}, r.SourceRepository}} {
+	}{{asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 8}, cmp.Or(r.IssuerV2, r.Issuer)}, {asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 12}, r.SourceRepository}} {
 		if e.value == "" {
 			continue
 		}
@@ -371,7 +380,7 @@ func (s *Sigstore) SignRun(r Run, artifact []byte) (*Signature, error) {
 		ext = append(ext, pkix.Extension{Id: e.oid, Value: der})
 	}
 	now := time.Now()
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(now.UnixNano()), URIs: []*url.URL{san}, NotBefore: now, NotAfter: now.Add(10 * time.Minute),
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(now.UnixNano()), URIs: []*url.URL{san}, EmailAddresses: r.Emails, NotBefore: now, NotAfter: now.Add(10 * time.Minute),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageCodeSigning}, ExtraExtensions: ext}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, s.fulcio.Intermediates[0], &key.PublicKey, s.fulcioKey)
 	if err != nil {

@@ -256,3 +256,60 @@ func TestRunVerifiesEnterpriseIssuer(t *testing.T) {
 		}
 	}
 }
+
+// TestRunNamingTwoSigners: a certificate that names its signer twice over,
+// and not alike (a second Subject Alternative Name; a v1 issuer extension
+// at odds with the v2 one), says nothing of who signed: Fulcio names one
+// identity and one issuer. sigstore-go reads the first URI and whichever
+// issuer extension comes last, so such a certificate passed a policy that
+// names either reading, in the detached and the bundle forms.
+func TestRunNamingTwoSigners(t *testing.T) {
+	s, tr := deployment(t)
+	v, err := sigstore.New(tr, sigstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	artifact := []byte("containerd stand-in\n")
+	pol := sigstore.Policy{Identity: workflow, Issuer: actions}
+	for _, c := range []struct {
+		name   string
+		run    sigstoretest.Run
+		reason sigstore.Reason
+		says   []string
+	}{
+		{"an e-mail address beside the workflow", sigstoretest.Run{Workflow: workflow, Issuer: actions, Emails: []string{"mallory@example.com"}},
+			sigstore.ReasonIdentity, []string{"2 identities", workflow, "mallory@example.com"}},
+		{"the v1 issuer another than the v2", sigstoretest.Run{Workflow: workflow, Issuer: issuer, IssuerV2: actions},
+			sigstore.ReasonIssuer, []string{issuer, actions, "1.3.6.1.4.1.57264.1.1", "1.3.6.1.4.1.57264.1.8"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sig, err := s.SignRun(c.run, artifact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, err := s.Answer(sig.Entry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, derr := v.VerifyDetached(t.Context(), pol, digestsOf(artifact), sigstore.Detached{Signature: sig.Sig, SignatureSource: "x.sig", Certificate: sig.Cert, CertificateSource: "x.cert", RekorEntry: answer})
+			b, err := s.BundleRun(c.run, artifact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, berr := v.VerifyBundle(t.Context(), pol, digestsOf(artifact), b, "x.sigstore.json")
+			for form, err := range map[string]error{"detached": derr, "bundle": berr} {
+				var re *sigstore.RefusedError
+				if !errors.As(err, &re) || !re.Has(c.reason) {
+					t.Errorf("%s: %v, want a %s refusal", form, err, c.reason)
+					continue
+				}
+				t.Logf("%s: %v", form, err)
+				for _, w := range c.says {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("%s: %v does not name %q", form, err, w)
+					}
+				}
+			}
+		})
+	}
+}
