@@ -54,7 +54,9 @@ type Policy struct {
 	// SourceRepository, when set, is the exact URL of the repository whose
 	// CI run the certificate must have been issued for: Fulcio's Source
 	// Repository URI extension (OID 1.3.6.1.4.1.57264.1.12), e.g.
-	// "https://github.com/sigstore/sigstore-js". A GitHub Actions
+	// "https://github.com/sigstore/sigstore-js" (in a certificate from
+	// before Fulcio wrote it, 2023, the GitHub Workflow Repository, OID
+	// 1.3.6.1.4.1.57264.1.5, "sigstore/sigstore-js"). A GitHub Actions
 	// certificate's identity names the workflow that signed; a reusable
 	// workflow (slsa-github-generator's, another repository's shared release
 	// workflow) signs for every repository that calls it, and only this
@@ -758,12 +760,18 @@ func (id *identity) check(s certificate.Summary) (Reason, string) {
 	if id.re == nil && san != id.exact {
 		return ReasonIdentity, fmt.Sprintf("certificate identity %q, want %q (issuer %s)", san, id.exact, s.Issuer)
 	}
-	if id.source != "" && s.SourceRepositoryURI != id.source {
-		got := fmt.Sprintf("source repository %q", s.SourceRepositoryURI)
-		if s.SourceRepositoryURI == "" {
+	// A certificate from before Fulcio wrote the Source Repository URI
+	// names the repository in its GitHub Workflow Repository alone.
+	if got := sourceRepository(s); id.source != "" && got != id.source {
+		ext := "its Source Repository URI, OID 1.3.6.1.4.1.57264.1.12"
+		if s.SourceRepositoryURI == "" && got != "" {
+			ext = "its GitHub Workflow Repository, OID 1.3.6.1.4.1.57264.1.5, which Fulcio wrote before the Source Repository URI"
+		}
+		got = fmt.Sprintf("source repository %q", got)
+		if s.SourceRepositoryURI == "" && s.GithubWorkflowRepository == "" {
 			got = "no source repository"
 		}
-		return ReasonIdentity, fmt.Sprintf("certificate names %s (its Source Repository URI, OID 1.3.6.1.4.1.57264.1.12), want %q: identity %q signs for the repositories that run it (issuer %s)", got, id.source, san, s.Issuer)
+		return ReasonIdentity, fmt.Sprintf("certificate names %s (%s), want %q: identity %q signs for the repositories that run it (issuer %s)", got, ext, id.source, san, s.Issuer)
 	}
 	if id.source == "" {
 		if own, ok := workflowRepository(s); ok {
@@ -868,13 +876,18 @@ func sourceRepository(s certificate.Summary) string {
 }
 
 // sigstoreGo turns the policy into sigstore-go's, which enforces it a second
-// time during verification.
-func (id *identity) sigstoreGo() (sgverify.CertificateIdentity, error) {
+// time during verification: the source repository in the extension the
+// certificate (s, which check accepted) names it in.
+func (id *identity) sigstoreGo(s certificate.Summary) (sgverify.CertificateIdentity, error) {
 	re := ""
 	if id.re != nil {
 		re = id.re.String()
 	}
 	ci, err := sgverify.NewShortCertificateIdentity(id.issuer, "", id.exact, re)
-	ci.Extensions.SourceRepositoryURI = id.source
+	if s.SourceRepositoryURI == "" && id.source != "" {
+		ci.Extensions.GithubWorkflowRepository = strings.TrimPrefix(id.source, "https://github.com/")
+	} else {
+		ci.Extensions.SourceRepositoryURI = id.source
+	}
 	return ci, err
 }

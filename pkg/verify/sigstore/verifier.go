@@ -202,8 +202,8 @@ type Result struct {
 	Shape    Shape
 	Identity string // the certificate's SAN that matched the Policy
 	Issuer   string // the OIDC issuer in the certificate
-	// SourceRepository is the certificate's Source Repository URI where the
-	// Policy requires one (it is then Policy.SourceRepository): the
+	// SourceRepository is the certificate's Source Repository URI (or its
+	// older GitHub Workflow Repository, as a URL) where the Policy requires one (it is then Policy.SourceRepository): the
 	// repository whose CI run signed, which Identity does not name when it
 	// is a workflow that signs for every repository calling it. Empty
 	// otherwise.
@@ -289,7 +289,7 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 	}
 	pol := sgverify.WithKey()
 	if id.key == nil {
-		ci, err := id.sigstoreGo()
+		ci, err := id.sigstoreGo(summary)
 		if err != nil {
 			return no(ReasonInvalid, "policy: %v", err)
 		}
@@ -320,7 +320,7 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 		out.PublicKey = id.key.fingerprint
 	}
 	if id.source != "" {
-		out.SourceRepository = summary.SourceRepositoryURI
+		out.SourceRepository = sourceRepository(summary)
 	}
 	if e := counted; e != nil {
 		out.LogIndex = e.LogIndex()

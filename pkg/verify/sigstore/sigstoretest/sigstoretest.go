@@ -353,6 +353,11 @@ type Run struct {
 	// Emails are Subject Alternative Names beside the workflow, as Fulcio
 	// never issues (it names one identity).
 	Emails []string
+	// WorkflowRepository, when set, is the GitHub Workflow Repository
+	// extension (OID 1.3.6.1.4.1.57264.1.5, OWNER/REPO as a raw string),
+	// which Fulcio wrote before the Source Repository URI (its certificates
+	// until 2023 carry it alone).
+	WorkflowRepository string
 }
 
 // SignRun signs artifact as Sign does, with a certificate for the CI run r.
@@ -366,6 +371,9 @@ func (s *Sigstore) SignRun(r Run, artifact []byte) (*Signature, error) {
 		return nil, err
 	}
 	ext := []pkix.Extension{{Id: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 1}, Value: []byte(r.Issuer)}}
+	if r.WorkflowRepository != "" {
+		ext = append(ext, pkix.Extension{Id: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 5}, Value: []byte(r.WorkflowRepository)})
+	}
 	for _, e := range []struct {
 		oid   asn1.ObjectIdentifier
 		value string

@@ -45,6 +45,45 @@ func deployment(t *testing.T) (*sigstoretest.Sigstore, *sigstore.TrustedRoot) {
 	return s, tr
 }
 
+// runVerifier makes a virtual Sigstore and a verifier of its trusted root.
+func runVerifier(t *testing.T) (*sigstoretest.Sigstore, *sigstore.Verifier) {
+	t.Helper()
+	s, tr := deployment(t)
+	v, err := sigstore.New(tr, sigstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, v
+}
+
+// verified is one form's verification of a run's signature.
+type verified struct {
+	res *sigstore.Result
+	err error
+}
+
+// verifyRun signs artifact with a certificate for the CI run r and
+// verifies it under pol, detached (its Rekor entry given) and as a bundle.
+func verifyRun(t *testing.T, s *sigstoretest.Sigstore, v *sigstore.Verifier, pol sigstore.Policy, r sigstoretest.Run, artifact []byte) map[string]verified {
+	t.Helper()
+	sig, err := s.SignRun(r, artifact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := s.Answer(sig.Entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sigstore.Detached{Signature: sig.Sig, SignatureSource: "x.sig", Certificate: sig.Cert, CertificateSource: "x.cert", RekorEntry: answer}
+	dres, derr := v.VerifyDetached(t.Context(), pol, digestsOf(artifact), d)
+	b, err := s.BundleRun(r, artifact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bres, berr := v.VerifyBundle(t.Context(), pol, digestsOf(artifact), b, "x.sigstore.json")
+	return map[string]verified{"detached": {dres, derr}, "bundle": {bres, berr}}
+}
+
 // Every kind of material the package makes verifies with package sigstore
 // against the trusted root made with it, and not against another's.
 func TestMaterialVerifies(t *testing.T) {
@@ -172,33 +211,14 @@ func TestTUFRefresh(t *testing.T) {
 // caller its SourceRepository names (cosign's detached form and a bundle),
 // and refuses it for another repository's run, naming both.
 func TestRunVerifies(t *testing.T) {
-	s, tr := deployment(t)
-	v, err := sigstore.New(tr, sigstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := runVerifier(t)
 	const generator = "https://github.com/slsa-framework/slsa-github-generator/.github/workflows/generator_generic_slsa3.yml@refs/tags/v2.1.0"
 	artifact := []byte("tool stand-in\n")
-	ds := digestsOf(artifact)
 	pol := sigstore.Policy{Identity: generator, Issuer: actions, SourceRepository: "https://github.com/example/tool"}
 	for _, caller := range []string{"https://github.com/example/tool", "https://github.com/attacker/tool", "", "https://github.com/slsa-framework/slsa-github-generator"} {
 		r := sigstoretest.Run{Workflow: generator, Issuer: actions, SourceRepository: caller}
-		sig, err := s.SignRun(r, artifact)
-		if err != nil {
-			t.Fatal(err)
-		}
-		answer, err := s.Answer(sig.Entry)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := sigstore.Detached{Signature: sig.Sig, SignatureSource: "x.sig", Certificate: sig.Cert, CertificateSource: "x.cert", RekorEntry: answer}
-		_, derr := v.VerifyDetached(t.Context(), pol, ds, d)
-		b, err := s.BundleRun(r, artifact)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, berr := v.VerifyBundle(t.Context(), pol, ds, b, "x.sigstore.json")
-		for form, err := range map[string]error{"detached": derr, "bundle": berr} {
+		for form, c := range verifyRun(t, s, v, pol, r, artifact) {
+			err := c.err
 			var re *sigstore.RefusedError
 			switch {
 			case caller == pol.SourceRepository && err != nil:
@@ -213,7 +233,7 @@ func TestRunVerifies(t *testing.T) {
 		// of the workflow's own repository only (and a certificate that
 		// names no source repository, as Fulcio's before the extension):
 		// a reusable workflow signs for anybody's repository that calls it.
-		_, err = v.VerifyBundle(t.Context(), sigstore.Policy{Identity: generator, Issuer: actions}, ds, b, "x.sigstore.json")
+		err := verifyRun(t, s, v, sigstore.Policy{Identity: generator, Issuer: actions}, r, artifact)["bundle"].err
 		var re *sigstore.RefusedError
 		switch own := caller == "" || caller == "https://github.com/slsa-framework/slsa-github-generator"; {
 		case own && err != nil:
@@ -232,11 +252,7 @@ func TestRunVerifies(t *testing.T) {
 // there too only for its own repository's runs: it counted for any
 // repository of the enterprise that called it.
 func TestRunVerifiesEnterpriseIssuer(t *testing.T) {
-	s, tr := deployment(t)
-	v, err := sigstore.New(tr, sigstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := runVerifier(t)
 	const enterprise = actions + "/acme"
 	const shared = "https://github.com/acme/release-workflows/.github/workflows/release.yml@refs/tags/v1"
 	artifact := []byte("tool stand-in\n")
@@ -264,11 +280,7 @@ func TestRunVerifiesEnterpriseIssuer(t *testing.T) {
 // issuer extension comes last, so such a certificate passed a policy that
 // names either reading, in the detached and the bundle forms.
 func TestRunNamingTwoSigners(t *testing.T) {
-	s, tr := deployment(t)
-	v, err := sigstore.New(tr, sigstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := runVerifier(t)
 	artifact := []byte("containerd stand-in\n")
 	pol := sigstore.Policy{Identity: workflow, Issuer: actions}
 	for _, c := range []struct {
@@ -283,21 +295,8 @@ func TestRunNamingTwoSigners(t *testing.T) {
 			sigstore.ReasonIssuer, []string{issuer, actions, "1.3.6.1.4.1.57264.1.1", "1.3.6.1.4.1.57264.1.8"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sig, err := s.SignRun(c.run, artifact)
-			if err != nil {
-				t.Fatal(err)
-			}
-			answer, err := s.Answer(sig.Entry)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, derr := v.VerifyDetached(t.Context(), pol, digestsOf(artifact), sigstore.Detached{Signature: sig.Sig, SignatureSource: "x.sig", Certificate: sig.Cert, CertificateSource: "x.cert", RekorEntry: answer})
-			b, err := s.BundleRun(c.run, artifact)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, berr := v.VerifyBundle(t.Context(), pol, digestsOf(artifact), b, "x.sigstore.json")
-			for form, err := range map[string]error{"detached": derr, "bundle": berr} {
+			for form, c2 := range verifyRun(t, s, v, pol, c.run, artifact) {
+				err := c2.err
 				var re *sigstore.RefusedError
 				if !errors.As(err, &re) || !re.Has(c.reason) {
 					t.Errorf("%s: %v, want a %s refusal", form, err, c.reason)
@@ -311,5 +310,38 @@ func TestRunNamingTwoSigners(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunBeforeSourceRepositoryURI: Fulcio's certificates until 2023 name
+// the repository whose run signed in the GitHub Workflow Repository
+// extension (OID 1.3.6.1.4.1.57264.1.5, OWNER/REPO) alone, the Source
+// Repository URI coming later. A policy's source repository is that
+// repository either way: such a certificate of the caller's run of a
+// reusable workflow verifies (it was refused for naming no source
+// repository, so a recipe's older releases signed with
+// slsa-github-generator, which lint requires source-repository for, could
+// not verify at all), and another repository's run is refused, in the
+// detached and the bundle forms. The result names the repository.
+func TestRunBeforeSourceRepositoryURI(t *testing.T) {
+	s, v := runVerifier(t)
+	const generator = "https://github.com/slsa-framework/slsa-github-generator/.github/workflows/generator_generic_slsa3.yml@refs/tags/v1.2.0"
+	artifact := []byte("tool stand-in\n")
+	pol := sigstore.Policy{Identity: generator, Issuer: actions, SourceRepository: "https://github.com/example/tool"}
+	for caller, own := range map[string]bool{"example/tool": true, "attacker/tool": false} {
+		r := sigstoretest.Run{Workflow: generator, Issuer: actions, WorkflowRepository: caller}
+		for form, c := range verifyRun(t, s, v, pol, r, artifact) {
+			var re *sigstore.RefusedError
+			switch {
+			case own && c.err != nil:
+				t.Errorf("%s, the caller's run: %v", form, c.err)
+			case own && c.res.SourceRepository != pol.SourceRepository:
+				t.Errorf("%s, the caller's run: the result names source repository %q", form, c.res.SourceRepository)
+			case !own && (!errors.As(c.err, &re) || !re.Has(sigstore.ReasonIdentity) || !strings.Contains(c.err.Error(), "https://github.com/"+caller) || !strings.Contains(c.err.Error(), "1.3.6.1.4.1.57264.1.5")):
+				t.Errorf("%s, a run of %s: %v, want a wrong-identity refusal naming it and the extension it is read from", form, caller, c.err)
+			case !own:
+				t.Log(c.err)
+			}
+		}
 	}
 }
