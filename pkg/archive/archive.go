@@ -15,7 +15,9 @@
 // device or fifo whose header declares data, a pax global header that sets a
 // name, link target, size or sparse map for the entries after it, or that
 // follows a local pax or GNU long name header (archive/tar drops it, other
-// readers apply it to the entry after the global header), a tar entry whose
+// readers apply it to the entry after the global header), two local pax
+// headers, or two GNU long name or long link headers, before one tar entry
+// (Python's tarfile takes the first, other readers the last), a tar entry whose
 // pax header gives its name or link target otherwise than the GNU long name or
 // link header or ustar field archive/tar takes, or whose name prefix
 // archive/tar reads otherwise than GNU tar (from a GNU header's time fields,

@@ -1061,3 +1061,58 @@ func TestDeepNamesCostTheirSize(t *testing.T) {
 		t.Fatalf("got %v, want %s", err, want)
 	}
 }
+
+// TestTarRepeatedMetaHeader: two local pax headers, or two GNU long name
+// or long link headers, before one entry. GNU tar and updeb's reader
+// (archive/tar) take the last, Python's tarfile the first: "junk" to
+// them, a second "bin/tool" to Python, whose extraction replaces the one
+// updeb packaged. Refused; a tar that holds such a tar as a member's
+// data (Go's own testdata) is not.
+func TestTarRepeatedMetaHeader(t *testing.T) {
+	tools := testenv.RequireTool(t, "tar", "python3")
+	good := tarBytes(t, file("bin/tool", "good"))
+	junk := tarBytes(t, file("junk", "evil"))
+	longName := func(name string) []byte {
+		return rawTarHeader("././@LongLink", tar.TypeGNULongName, name+"\x00", "", true)
+	}
+	for _, tc := range []struct {
+		name  string
+		metas []byte
+		msg   string
+	}{
+		{"two pax headers", slices.Concat(paxLocal("path", "bin/tool"), paxLocal("path", "junk")),
+			`archive ARCHIVE: entry "junk": a second local pax header, at byte 2048, follows the one at byte 1024 before this entry: GNU tar and updeb's reader (archive/tar) take the last, Python's tarfile the first, so they would not all read the entry updeb checks`},
+		{"a pax header and one without a path", slices.Concat(paxLocal("path", "bin/tool"), paxLocal("comment", "x")),
+			`archive ARCHIVE: entry "junk": a second local pax header, at byte 2048, follows the one at byte 1024 before this entry: GNU tar and updeb's reader (archive/tar) take the last, Python's tarfile the first, so they would not all read the entry updeb checks`},
+		{"two GNU long names", slices.Concat(longName("bin/tool"), longName("junk")),
+			`archive ARCHIVE: entry "junk": a second GNU long name header, at byte 2048, follows the one at byte 1024 before this entry: GNU tar and updeb's reader (archive/tar) take the last, Python's tarfile the first, so they would not all read the entry updeb checks`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTemp(t, "a.tar", slices.Concat(good[:len(good)-1024], tc.metas, junk))
+			if out := testenv.Run(t, "tar", "-tf", p); string(out) != "bin/tool\njunk\n" {
+				t.Fatalf("GNU tar lists\n%s", out)
+			}
+			py := `import sys, tarfile; print(" ".join(m.name for m in tarfile.open(sys.argv[1])))`
+			if out := testenv.Run(t, tools[1], "-c", py, p); string(out) != "bin/tool bin/tool\n" {
+				t.Fatalf("Python's tarfile lists %q; want bin/tool twice", out)
+			}
+			_, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
+			if !errors.Is(err, ErrUnsafe) || msg(err, p) != tc.msg {
+				t.Fatalf("error\n got %s\nwant %s", msg(err, p), tc.msg)
+			}
+		})
+	}
+	t.Run("in a member's data", func(t *testing.T) {
+		inner := slices.Concat(paxLocal("path", "a"), paxLocal("path", "b"), tarBytes(t, file("c", "x")))
+		for _, kind := range []Kind{Tar, TarGz} {
+			data := tarBytes(t, file("testdata/pax-multi-hdrs.tar", string(inner)), file("bin/tool", "good"))
+			if kind == TarGz {
+				data = gzBytes(t, data)
+			}
+			p := writeTemp(t, "a."+string(kind), data)
+			if got, err := collect(t, p, kind, []string{"bin/tool"}, Limits{}); err != nil || len(got) != 1 || got[0].body != "good" {
+				t.Fatalf("%s: got %v, %v", kind, got, err)
+			}
+		}
+	})
+}

@@ -103,8 +103,9 @@ func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Re
 	b := &budget{s: s, src: dec}
 	s.tap = &headerTap{r: b, metaAt: -1}
 	tr := tar.NewReader(s.tap)
+	var from int64 // where the headers the next call of Next reads begin, or -1: somewhere after nextAt
 	for {
-		s.tap.nextAt = s.tap.off
+		s.tap.next(from)
 		hdr, err := tr.Next()
 		if err == io.EOF {
 			break
@@ -116,6 +117,7 @@ func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Re
 			return s.tarError(b.entry, err)
 		}
 		b.entry = hdr.Name
+		from = s.tap.afterData(hdr)
 		if err := fn(hdr, tr); err != nil {
 			return err
 		}
@@ -190,6 +192,9 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 			// entry, and the next entry as it stands.
 			return s.errorf(ErrUnsafe, hdr.Name, nil, "is a Solaris extended header (type X), whose records GNU tar, bsdtar and Python apply to the entry after it, as a pax header's, and updeb's reader (archive/tar) does not: they would not read the entry updeb checks")
 		}
+		if err := s.checkRepeatedMeta(hdr); err != nil {
+			return err
+		}
 		if err := s.checkPAXNames(hdr); err != nil {
 			return err
 		}
@@ -237,9 +242,10 @@ func (s *scan) checkPAXNames(hdr *tar.Header) error {
 // headerTap passes the tar stream to archive/tar and keeps what it needs
 // of the headers archive/tar reads but does not report: the last block
 // with the ustar or GNU magic, which is the header of the entry Next
-// returned when that entry's header has one (checkPrefix), and where the
+// returned when that entry's header has one (checkPrefix), where the
 // last local pax or GNU long name or link header was
-// (checkGlobalAfterMeta).
+// (checkGlobalAfterMeta), and a second one of a kind before one entry
+// (checkRepeatedMeta).
 type headerTap struct {
 	r      io.Reader
 	off    int64           // bytes read so far
@@ -248,6 +254,45 @@ type headerTap struct {
 	seen   bool            // last holds one
 	metaAt int64           // the offset of the last pax (x), long name (L) or long link (K) header; -1: none
 	nextAt int64           // the offset at which the last call of Next began
+	// from is where the headers read by the current call of Next begin
+	// (or nextAt, when that is not known): the data of the entry before,
+	// which Next skips first, may be a tar of its own, whose headers are
+	// not this archive's.
+	from     int64
+	firstAt  [len(metaTypes)]int64 // per type of metaTypes, its first header since from; -1: none
+	repeatAt int64                 // a second header of one of metaTypes since from; -1: none
+	repeatOf int64                 // the first one of its type
+	repeated byte                  // its type
+}
+
+// metaTypes are the local headers that say something about the entry
+// after them: a pax header (x), a GNU long name (L) or long link (K).
+const metaTypes = "xLK"
+
+// next readies the tap for a call of Next whose headers begin at from
+// (-1: somewhere after the bytes read so far).
+func (t *headerTap) next(from int64) {
+	t.nextAt = t.off
+	t.from = max(from, t.off)
+	t.repeatAt, t.repeatOf = -1, -1
+	for i := range t.firstAt {
+		t.firstAt[i] = -1
+	}
+}
+
+// afterData returns where the headers after the entry Next just returned
+// begin, as archive/tar finds them: after its data in the archive and
+// the padding to a whole block; -1 for a sparse file, whose data in the
+// archive is not hdr.Size bytes long.
+func (t *headerTap) afterData(hdr *tar.Header) int64 {
+	switch tarEntry(hdr).typ {
+	case typeDir, typeSymlink, typeHardlink, typeSpecial:
+		return t.off // no data, whatever the header says (archive/tar's isHeaderOnlyType)
+	case typeSparse:
+		return -1
+	}
+	// A pax global header comes back with a size of 0: archive/tar read its data.
+	return t.off + hdr.Size + (-hdr.Size & (blockSize - 1))
 }
 
 const blockSize = 512
@@ -276,9 +321,35 @@ func (t *headerTap) keep(b []byte, at int64) {
 	}
 	copy(t.last[:], b)
 	t.seen = true
-	if (b[156] == tar.TypeXHeader || b[156] == tar.TypeGNULongName || b[156] == tar.TypeGNULongLink) && checksumOK(b) {
-		t.metaAt = at
+	i := strings.IndexByte(metaTypes, b[156])
+	if i < 0 || !checksumOK(b) {
+		return
 	}
+	t.metaAt = at
+	switch {
+	case at < t.from:
+	case t.firstAt[i] < 0:
+		t.firstAt[i] = at
+	case t.repeatAt < 0:
+		t.repeatAt, t.repeatOf, t.repeated = at, t.firstAt[i], b[156]
+	}
+}
+
+// checkRepeatedMeta refuses an entry before which two local pax headers,
+// or two GNU long name or two long link headers, come: GNU tar and
+// archive/tar take the last, Python's tarfile the first (and bsdtar
+// lists what GNU tar lists). Long names "bin/tool", then "junk", before
+// an entry "junk" are "junk" to updeb and a second "bin/tool" to
+// Python, which replaces the first when extracted. No tar writer
+// repeats one.
+func (s *scan) checkRepeatedMeta(hdr *tar.Header) error {
+	t := s.tap
+	if t.repeatAt < 0 {
+		return nil
+	}
+	what := map[byte]string{tar.TypeXHeader: "local pax header", tar.TypeGNULongName: "GNU long name header", tar.TypeGNULongLink: "GNU long link header"}[t.repeated]
+	return s.errorf(ErrUnsafe, hdr.Name, nil, "a second %s, at byte %d, follows the one at byte %d before this entry: GNU tar and updeb's reader (archive/tar) take the last, Python's tarfile the first, so they would not all read the entry updeb checks",
+		what, t.repeatAt, t.repeatOf)
 }
 
 // checksumOK reports whether the header block b holds its checksum, as
