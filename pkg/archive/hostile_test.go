@@ -1116,3 +1116,23 @@ func TestTarRepeatedMetaHeader(t *testing.T) {
 		}
 	})
 }
+
+// TestTarGlobalHeaderAfterATarMember: a pax global header after a member
+// whose data is a tar with local headers of its own (Go's testdata) is
+// read as GNU tar reads it; only the archive's own local headers before
+// a global one are refused (TestTarLocalHeaderBeforeGlobal).
+func TestTarGlobalHeaderAfterATarMember(t *testing.T) {
+	testenv.RequireTool(t, "tar")
+	inner := slices.Concat(paxLocal("path", "a"), tarBytes(t, file("c", "x")))
+	global := paxLocal("comment", "v1")
+	global[156] = tar.TypeXGlobalHeader
+	resum(global[:512])
+	first := tarBytes(t, file("testdata/pax.tar", string(inner)))
+	p := writeTemp(t, "a.tar", slices.Concat(first[:len(first)-1024], global, tarBytes(t, file("bin/tool", "good"))))
+	if out := testenv.Run(t, "tar", "-tf", p); string(out) != "testdata/pax.tar\nbin/tool\n" {
+		t.Fatalf("GNU tar lists\n%s", out)
+	}
+	if got, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{}); err != nil || len(got) != 1 || got[0].body != "good" {
+		t.Fatalf("got %v, %v", got, err)
+	}
+}

@@ -103,7 +103,7 @@ func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Re
 	b := &budget{s: s, src: dec}
 	s.tap = &headerTap{r: b, metaAt: -1}
 	tr := tar.NewReader(s.tap)
-	var from int64 // where the headers the next call of Next reads begin, or -1: somewhere after nextAt
+	var from int64 // where the headers the next call of Next reads begin, or -1: somewhere after what was read
 	for {
 		s.tap.next(from)
 		hdr, err := tr.Next()
@@ -253,11 +253,10 @@ type headerTap struct {
 	last   [blockSize]byte // the last whole block with the ustar or GNU magic
 	seen   bool            // last holds one
 	metaAt int64           // the offset of the last pax (x), long name (L) or long link (K) header; -1: none
-	nextAt int64           // the offset at which the last call of Next began
 	// from is where the headers read by the current call of Next begin
-	// (or nextAt, when that is not known): the data of the entry before,
-	// which Next skips first, may be a tar of its own, whose headers are
-	// not this archive's.
+	// (or where the call began, when that is not known): the data of the
+	// entry before, which Next skips first, may be a tar of its own, whose
+	// headers are not this archive's.
 	from     int64
 	firstAt  [len(metaTypes)]int64 // per type of metaTypes, its first header since from; -1: none
 	repeatAt int64                 // a second header of one of metaTypes since from; -1: none
@@ -272,7 +271,6 @@ const metaTypes = "xLK"
 // next readies the tap for a call of Next whose headers begin at from
 // (-1: somewhere after the bytes read so far).
 func (t *headerTap) next(from int64) {
-	t.nextAt = t.off
 	t.from = max(from, t.off)
 	t.repeatAt, t.repeatOf = -1, -1
 	for i := range t.firstAt {
@@ -372,14 +370,15 @@ func checksumOK(b []byte) bool {
 }
 
 // checkGlobalAfterMeta refuses a pax global header that follows a local
-// pax header or a GNU long name or link header in the same call of Next:
-// archive/tar returns the global header at once and drops what the local
+// pax header or a GNU long name or link header among the headers of the
+// same call of Next (not in the data of the entry before, which may be a
+// tar of its own): archive/tar returns the global header at once and drops what the local
 // one said, where GNU tar, bsdtar and Python apply it to the next entry.
 // A long name "bin/tool" and a global header before an entry "junk" are
 // "junk" to updeb and a second "bin/tool", which replaces the first, to
 // them.
 func (s *scan) checkGlobalAfterMeta(hdr *tar.Header) error {
-	if s.tap.metaAt < s.tap.nextAt {
+	if s.tap.metaAt < s.tap.from {
 		return nil
 	}
 	return s.errorf(ErrUnsafe, hdr.Name, nil, "a pax global header follows the local pax or GNU long name or link header at byte %d: GNU tar, bsdtar and Python apply that header to the entry after the global one, updeb's reader (archive/tar) drops it, so they would not read the entry updeb checks", s.tap.metaAt)
