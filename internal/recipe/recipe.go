@@ -153,7 +153,7 @@ type Sigstore struct {
 // Checksums is an upstream checksum file cross-checked against the pins.
 type Checksums struct {
 	URL         string // template
-	Name        string // template: the name to look up; "" means the base name of the source URL
+	Name        string // template: the name to look up; "" means the base name of the source URL, percent-decoded
 	Clearsigned *Keyring
 }
 

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"maps"
 	"math"
+	"net/url"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -695,8 +696,14 @@ func (r *Recipe) resolveSource(s Source, arch string, rd *renderer, checkFile, c
 		if c.Name != "" {
 			pc.Name = rd.render(valueOf(cn, "name"), "checksums.name", c.Name)
 		} else {
+			// The file's name, as a checksum file lists it: a URL
+			// percent-encodes what a path may not hold (srcurl.Check
+			// refuses a bad escape), sha256sum writes the name itself.
 			u, _, _ := strings.Cut(ps.URL, "?")
 			pc.Name = path.Base(u)
+			if name, err := url.PathUnescape(pc.Name); err == nil {
+				pc.Name = name
+			}
 		}
 		if k := c.Clearsigned; k != nil {
 			kn := valueOf(cn, "clearsigned")

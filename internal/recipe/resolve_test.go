@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/digest"
 )
 
 // Regenerate the golden plans with: go test ./internal/recipe -run TestPlanGolden -update
@@ -411,5 +412,33 @@ func TestRepoTargetCheckedAsPublishChecksIt(t *testing.T) {
 		if tt.want == "" && err != nil || tt.want != "" && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("repo: %s: %v, want %q", tt.repo, err, tt.want)
 		}
+	}
+}
+
+// A checksum file lists a file by its name, as sha256sum wrote it (the
+// referee here); a URL gives that name percent-encoded where it needs it.
+// The entry looked up by default is the URL's last segment decoded.
+func TestChecksumNameDecoded(t *testing.T) {
+	sha256sum := testenv.RequireTool(t, "sha256sum")[0]
+	text := strings.Replace(baseRecipe, "url: https://example.org/x-{{.Arch}}.tar.gz\n",
+		"url: https://example.org/v1/x%20tool%2Bmusl-{{.Arch}}.tar.gz\n    checksums: {url: https://example.org/v1/SHA256SUMS}\n", 1)
+	p := resolveText(t, text, "amd64", ResolveOptions{})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x tool+musl-amd64.tar.gz"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sha256sum, "x tool+musl-amd64.tar.gz")
+	cmd.Dir = dir
+	sums, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := digest.ParseChecksums(bytes.NewReader(sums), "SHA256SUMS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := p.Sources[0].Checksums.Name
+	if set, err := list.Lookup(name); err != nil || set[digest.SHA256] != "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881" {
+		t.Fatalf("checksum entry name %q: %v, %v; sha256sum wrote %q", name, set, err, sums)
 	}
 }
