@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/archive"
@@ -94,6 +95,9 @@ func newMembers(plan *recipe.Resolved, srcs map[string]*source.Verified, dir str
 				if err := archive.CheckRawSize(vs.Artifact.Path, vs.Artifact.Size, lim); err != nil {
 					return nil, fmt.Errorf("source %s (%s) for %s: %w", f.Source, vs.Source.URL, f.Dest, err)
 				}
+				if err := checkRawContent(vs); err != nil {
+					return nil, fmt.Errorf("source %s (%s) for %s: %w", f.Source, vs.Source.URL, f.Dest, err)
+				}
 				ms.read[k] = member{path: vs.Artifact.Path, size: vs.Artifact.Size}
 				continue
 			}
@@ -103,6 +107,37 @@ func newMembers(plan *recipe.Resolved, srcs map[string]*source.Verified, dir str
 		}
 	}
 	return ms, nil
+}
+
+// checkRawContent refuses a raw source whose kind the recipe left to its
+// URL (whose name ends in no suffix updeb reads as an archive) when its
+// bytes are an archive or compressed file: a release served as
+// /download?os=linux, named only by its Content-Disposition, would be
+// installed as /usr/bin/tool, a tarball that cannot run. A kind: raw the
+// recipe writes says the packed bytes are meant.
+func checkRawContent(vs *source.Verified) error {
+	if !vs.Source.KindFromURL {
+		return nil
+	}
+	f, _, err := confined.OpenFile(vs.Artifact.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return err
+	}
+	name, kind, ok := archive.ContentFormat(head[:n])
+	if !ok || kind == archive.Raw {
+		return nil
+	}
+	const is = "the file is %s, an archive or compressed file, and the recipe says no kind: its URL's name ends in no suffix updeb reads as an archive, so it would be packaged as it is: "
+	if kind == "" {
+		return fmt.Errorf(is+"updeb does not unpack %s: take the release's .tar.gz, .tar.xz or .zip, or write kind: raw to package these bytes as they are", name, name)
+	}
+	return fmt.Errorf(is+"write kind: %s and the path of the file inside it, or kind: raw to package these bytes as they are", name, kind)
 }
 
 // keyOf is the member a planned file comes from. The archive reader hands out

@@ -3,12 +3,15 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/source"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
@@ -98,6 +101,43 @@ func TestRawSourceOverFileLimit(t *testing.T) {
 		want := fmt.Sprintf("source big (https://example.org/big) for /usr/bin/big: archive /cache/sha256/ab/abcd: size %d bytes is above the", c.size)
 		if !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), want) {
 			t.Errorf("size %d over the limit: %v, want ErrLimit with %q", c.size, err, want)
+		}
+	}
+}
+
+// A source whose URL's name ends in no suffix updeb reads, and whose
+// recipe says no kind, is packaged as it is (kind raw): when its bytes
+// are an archive (a release served as /download?os=linux, its name only
+// in Content-Disposition), the build is refused, naming the format and
+// the kind to write, instead of installing the tarball as /usr/bin/tool.
+// A kind: raw the recipe writes packages the bytes as they are.
+func TestRawSourceThatIsAnArchive(t *testing.T) {
+	testenv.RequireTool(t, "tar")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tool"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Run(t, "tar", "-C", dir, "-czf", filepath.Join(dir, "release"), "tool")
+	elf := filepath.Join(dir, "elf")
+	if err := os.WriteFile(elf, append([]byte("\x7fELF\x02\x01\x01"), make([]byte, 100)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file, kind string
+		want       string // "" for none
+	}{
+		{"release", "", "source tool (https://example.org/download?os=linux) for /usr/bin/tool: the file is gzip data, an archive or compressed file, and the recipe says no kind: its URL's name ends in no suffix updeb reads as an archive, so it would be packaged as it is: write kind: tar.gz and the path of the file inside it, or kind: raw to package these bytes as they are"},
+		{"release", "raw", ""},
+		{"elf", "", ""},
+	} {
+		srcs := map[string]*source.Verified{"tool": {
+			Source:   recipe.ResolvedSource{Name: "tool", Kind: "raw", KindFromURL: c.kind == "", URL: "https://example.org/download?os=linux"},
+			Artifact: &fetch.Result{Path: filepath.Join(dir, c.file), Size: 10},
+		}}
+		plan := &recipe.Resolved{Packages: []recipe.ResolvedPackage{{Name: "tool", Files: []recipe.ResolvedFile{{Source: "tool", Dest: "/usr/bin/tool"}}}}}
+		_, err := newMembers(plan, srcs, t.TempDir(), archive.Limits{}, nil)
+		if got := fmt.Sprint(err); c.want == "" && err != nil || c.want != "" && got != c.want {
+			t.Errorf("%s, kind %q:\n got %v\nwant %s", c.file, c.kind, err, c.want)
 		}
 	}
 }

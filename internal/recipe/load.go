@@ -529,7 +529,7 @@ func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 		}},
 	})
 	if s.Kind == "" {
-		s.Kind = kindFromURL(s.URL)
+		s.Kind, s.KindFromURL = kindFromURL(s.URL), true
 		if suffix := notUnpacked(s.URL); s.Kind == "raw" && suffix != "" {
 			d.warn(urlNode, "url: ends in %s, an archive or compression updeb does not unpack: the source is packaged as a raw file, "+
 				"its packed bytes as they are. Write kind: raw if that is what you want; else take the release's .tar.gz, .tar.xz or .zip", suffix)

@@ -111,12 +111,15 @@ type Repo struct {
 
 // Source is one upstream artifact per architecture.
 type Source struct {
-	Name      string
-	URL       string                                 // template
-	Kind      string                                 // tar.gz, tgz, tar.xz, tar, zip or raw
-	Digests   map[string]map[digest.Algorithm]string // Debian arch -> algorithm -> hex (lower case)
-	Signature Signature
-	Checksums *Checksums
+	Name string
+	URL  string // template
+	Kind string // tar.gz, tgz, tar.xz, tar, zip or raw
+	// KindFromURL says the recipe wrote no kind: Kind is the URL's
+	// suffix's, or raw when no suffix names an archive updeb reads.
+	KindFromURL bool
+	Digests     map[string]map[digest.Algorithm]string // Debian arch -> algorithm -> hex (lower case)
+	Signature   Signature
+	Checksums   *Checksums
 
 	node        *yaml.Node
 	digestNodes map[digest.Algorithm]*yaml.Node

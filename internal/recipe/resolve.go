@@ -58,6 +58,7 @@ type ResolvedSource struct {
 	Name              string
 	URL               string
 	Kind              string             // tar.gz, tgz, tar.xz, tar, zip or raw
+	KindFromURL       bool               `json:"-"` // the recipe wrote no kind (Source.KindFromURL)
 	Pinned            digest.Set         // at least one of sha256, sha512
 	Signature         *ResolvedSignature `json:",omitempty"` // an OpenPGP signature
 	Sigstore          *ResolvedSigstore  `json:",omitempty"` // Sigstore material
@@ -656,7 +657,7 @@ func (r *Recipe) resolveSource(s Source, arch string, rd *renderer, checkFile, c
 		checkFile(n, what, abs)
 		return abs
 	}
-	ps := ResolvedSource{Name: s.Name, Kind: s.Kind, Pinned: digest.Set{}}
+	ps := ResolvedSource{Name: s.Name, Kind: s.Kind, KindFromURL: s.KindFromURL, Pinned: digest.Set{}}
 	ps.URL = rd.url(valueOf(s.node, "url"), "url", s.URL)
 	for alg, hex := range s.Digests[arch] {
 		ps.Pinned[alg] = hex

@@ -442,3 +442,32 @@ func TestChecksumNameDecoded(t *testing.T) {
 		t.Fatalf("checksum entry name %q: %v, %v; sha256sum wrote %q", name, set, err, sums)
 	}
 }
+
+// A source's kind comes from its URL's suffix when the recipe writes none
+// (raw when no suffix says an archive); the plan says which, so that a
+// build can refuse an archive packaged as raw only by default.
+func TestKindFromURLPlanned(t *testing.T) {
+	for _, c := range []struct {
+		url, kind     string
+		want          string
+		wantKindOfURL bool
+	}{
+		{"https://example.org/download/x-{{.Arch}}", "", "raw", true},
+		{"https://example.org/download/x-{{.Arch}}.tar.gz?x=1", "", "tar.gz", true},
+		{"https://example.org/download/x-{{.Arch}}", "raw", "raw", false},
+		{"https://example.org/download/x-{{.Arch}}", "tar.gz", "tar.gz", false},
+	} {
+		src := "url: " + c.url + "\n"
+		if c.kind != "" {
+			src += "    kind: " + c.kind + "\n"
+		}
+		text := strings.Replace(baseRecipe, "url: https://example.org/x-{{.Arch}}.tar.gz\n", src, 1)
+		if c.want == "raw" {
+			text = strings.Replace(text, "{source: bin, path: x, dest: /usr/bin/x}", "{source: bin, dest: /usr/bin/x}", 1)
+		}
+		s := resolveText(t, text, "amd64", ResolveOptions{}).Sources[0]
+		if s.Kind != c.want || s.KindFromURL != c.wantKindOfURL {
+			t.Errorf("url %s, kind %q: planned kind %q, from the URL %v; want %q, %v", c.url, c.kind, s.Kind, s.KindFromURL, c.want, c.wantKindOfURL)
+		}
+	}
+}

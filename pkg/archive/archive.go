@@ -129,6 +129,20 @@ var contentFormats = []struct {
 	{"7z\xbc\xaf\x27\x1c", 0, "a 7-Zip archive", ""},
 }
 
+// ContentFormat names the format of the data that starts with head (the
+// first 512 bytes of a file, or all of a shorter one) by its first bytes,
+// as tar, bsdtar and file(1) tell it, and the kind that reads it: Raw for
+// an ELF executable, "" for an archive or compression updeb does not
+// unpack (zstd, bzip2, 7-Zip); ok is false for anything else.
+func ContentFormat(head []byte) (name string, kind Kind, ok bool) {
+	for _, f := range contentFormats {
+		if strings.HasPrefix(string(head[min(f.at, len(head)):]), f.magic) {
+			return f.name, f.kind, true
+		}
+	}
+	return "", "", false
+}
+
 // formatMismatch says what the data that starts with head is, when its
 // first bytes name another format than kind: for a refusal of an artifact
 // whose name or recipe says one format and whose bytes are another (tar
@@ -137,19 +151,14 @@ func formatMismatch(head []byte, kind Kind) string {
 	if kind == Tgz {
 		kind = TarGz
 	}
-	for _, f := range contentFormats {
-		if !strings.HasPrefix(string(head[min(f.at, len(head)):]), f.magic) {
-			continue
-		}
-		switch f.kind {
-		case kind:
-			return ""
-		case "":
-			return fmt.Sprintf("the file is %s, not %s, the kind it is read as (tar and bsdtar tell the format by the bytes): updeb does not unpack %s", f.name, kind, f.name)
-		}
-		return fmt.Sprintf("the file is %s, not %s, the kind it is read as (tar and bsdtar tell the format by the bytes): write kind: %s", f.name, kind, f.kind)
+	name, found, ok := ContentFormat(head)
+	switch {
+	case !ok || found == kind:
+		return ""
+	case found == "":
+		return fmt.Sprintf("the file is %s, not %s, the kind it is read as (tar and bsdtar tell the format by the bytes): updeb does not unpack %s", name, kind, name)
 	}
-	return ""
+	return fmt.Sprintf("the file is %s, not %s, the kind it is read as (tar and bsdtar tell the format by the bytes): write kind: %s", name, kind, found)
 }
 
 // withFormat returns err, a refusal of the archive as corrupt before any
