@@ -63,6 +63,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -647,6 +648,13 @@ func (s *scan) finish() error {
 		msg += "; the archive holds " + hint
 	} else {
 		msg += "; the archive holds no regular files"
+	}
+	// A folder the archive holds only through its files' paths has no
+	// entry to be refused as a directory (ErrNotRegular): say what it is.
+	for _, m := range missing {
+		if i := slices.IndexFunc(s.files, func(f string) bool { return strings.HasPrefix(f, m+"/") }); i >= 0 {
+			msg += fmt.Sprintf("; %q is a folder in the archive, not a file (it holds %q): write the path of the file inside it", m, s.files[i])
+		}
 	}
 	// A name that prints as a missing one but has other bytes (é as one
 	// code point or as e and a combining accent) would read as a

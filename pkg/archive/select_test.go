@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -521,5 +522,36 @@ func TestGNUTarHardlinks(t *testing.T) {
 	_, err := collect(t, out, TarGz, []string{"bin/kubelet-1.36", "bin/kubelet-latest"}, Limits{MaxTotal: one + one/2})
 	if !errors.Is(err, ErrLimit) {
 		t.Errorf("three reads of %d bytes under MaxTotal %d: error %v, want ErrLimit", one, one+one/2, err)
+	}
+}
+
+// A recipe path that names a folder the archive holds only through the
+// paths of its files (GNU tar given the files, zip -D: no entry of its
+// own) is not found, and the message says it is a folder and names a
+// file in it, as it does when the folder has an entry (ErrNotRegular).
+func TestMissingIsAFolder(t *testing.T) {
+	testenv.RequireTool(t, "tar", "zip")
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "linux-amd64"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"README.md", "linux-amd64/LICENSE", "linux-amd64/helm"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testenv.Run(t, "tar", "-C", dir, "-cf", filepath.Join(dir, "a.tar"), "README.md", "linux-amd64/LICENSE", "linux-amd64/helm")
+	cmd := exec.Command("zip", "-q", "-D", filepath.Join(dir, "a.zip"), "README.md", "linux-amd64/LICENSE", "linux-amd64/helm")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("zip: %v\n%s", err, out)
+	}
+	for _, kind := range []Kind{Tar, Zip} {
+		p := filepath.Join(dir, "a."+string(kind))
+		_, err := collect(t, p, kind, []string{"linux-amd64"}, Limits{})
+		want := `archive ARCHIVE: not found: "linux-amd64"; the archive holds "README.md", "linux-amd64/LICENSE", "linux-amd64/helm"; "linux-amd64" is a folder in the archive, not a file (it holds "linux-amd64/LICENSE"): write the path of the file inside it`
+		if !errors.Is(err, ErrMissing) || msg(err, p) != want {
+			t.Errorf("%s: error\n got %s\nwant %s", kind, msg(err, p), want)
+		}
 	}
 }
