@@ -555,3 +555,32 @@ func TestMissingIsAFolder(t *testing.T) {
 		}
 	}
 }
+
+// A zip entry compressed with a method archive/zip does not read (zip -Z
+// bzip2; unzip extracts it) is a valid zip that updeb does not unpack,
+// not a corrupt download: the message names the method and what to do.
+func TestZipMethodNotRead(t *testing.T) {
+	testenv.RequireTool(t, "zip", "unzip")
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Repeat("a tool, compressed with bzip2\n", 100)
+	if err := os.WriteFile(filepath.Join(dir, "bin/tool"), []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "a.zip")
+	cmd := exec.Command("zip", "-q", "-Z", "bzip2", p, "bin/tool")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("zip: %v\n%s", err, out)
+	}
+	if out := testenv.Run(t, "unzip", "-p", p, "bin/tool"); string(out) != body {
+		t.Fatalf("unzip extracts %q", out)
+	}
+	_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+	want := `archive ARCHIVE: entry "bin/tool": is compressed with bzip2 (zip method 12), which updeb's reader (archive/zip: stored and deflated entries only) does not read: a valid zip (unzip reads bzip2, 7-Zip the others), not a corrupt download: take the release's .tar.gz or .tar.xz, or a zip of deflated entries: zip: unsupported compression algorithm`
+	if !errors.Is(err, ErrCorrupt) || msg(err, p) != want {
+		t.Errorf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+}

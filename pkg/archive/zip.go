@@ -109,7 +109,7 @@ func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
 func (s *scan) deliverZip(f *zip.File, m Member, b *budget) error {
 	rc, err := f.Open()
 	if err != nil {
-		return s.errorf(ErrCorrupt, f.Name, err, "cannot open")
+		return s.openError(f, err, "cannot open")
 	}
 	defer rc.Close()
 	b.src = rc
@@ -119,7 +119,7 @@ func (s *scan) deliverZip(f *zip.File, m Member, b *budget) error {
 func (s *scan) zipLinkTarget(f *zip.File, b *budget) (string, error) {
 	rc, err := f.Open()
 	if err != nil {
-		return "", s.errorf(ErrCorrupt, f.Name, err, "cannot open symlink")
+		return "", s.openError(f, err, "cannot open symlink")
 	}
 	defer rc.Close()
 	b.src = rc
@@ -131,6 +131,25 @@ func (s *scan) zipLinkTarget(f *zip.File, b *budget) (string, error) {
 		return "", s.errorf(ErrUnsafe, f.Name, nil, "symlink target longer than %d bytes", maxLinkTarget)
 	}
 	return string(target), nil
+}
+
+// zipMethods names the compression methods other than stored and
+// deflated that zip tools write (APPNOTE.TXT 4.4.5): unzip reads bzip2,
+// 7-Zip the others, archive/zip none of them.
+var zipMethods = map[uint16]string{9: "deflate64", 12: "bzip2", 14: "LZMA", 93: "zstd", 95: "xz", 98: "PPMd"}
+
+// openError is the refusal of f, which archive/zip could not open (what
+// says what for): a method it does not read is a valid zip updeb does not
+// unpack, not a corrupt one.
+func (s *scan) openError(f *zip.File, err error, what string) error {
+	if !errors.Is(err, zip.ErrAlgorithm) {
+		return s.errorf(ErrCorrupt, f.Name, err, "%s", what)
+	}
+	method := zipMethods[f.Method]
+	if method == "" {
+		method = "an unknown method"
+	}
+	return s.errorf(ErrCorrupt, f.Name, err, "is compressed with %s (zip method %d), which updeb's reader (archive/zip: stored and deflated entries only) does not read: a valid zip (unzip reads bzip2, 7-Zip the others), not a corrupt download: take the release's .tar.gz or .tar.xz, or a zip of deflated entries", method, f.Method)
 }
 
 func zipEntry(f *zip.File) entry {
