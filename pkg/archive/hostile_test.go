@@ -1069,7 +1069,7 @@ func TestDeepNamesCostTheirSize(t *testing.T) {
 // updeb packaged. Refused; a tar that holds such a tar as a member's
 // data (Go's own testdata) is not.
 func TestTarRepeatedMetaHeader(t *testing.T) {
-	tools := testenv.RequireTool(t, "tar", "python3")
+	python := testenv.RequireTool(t, "tar", "python3")[1]
 	good := tarBytes(t, file("bin/tool", "good"))
 	junk := tarBytes(t, file("junk", "evil"))
 	longName := func(name string) []byte {
@@ -1089,13 +1089,7 @@ func TestTarRepeatedMetaHeader(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeTemp(t, "a.tar", slices.Concat(good[:len(good)-1024], tc.metas, junk))
-			if out := testenv.Run(t, "tar", "-tf", p); string(out) != "bin/tool\njunk\n" {
-				t.Fatalf("GNU tar lists\n%s", out)
-			}
-			py := `import sys, tarfile; print(" ".join(m.name for m in tarfile.open(sys.argv[1])))`
-			if out := testenv.Run(t, tools[1], "-c", py, p); string(out) != "bin/tool bin/tool\n" {
-				t.Fatalf("Python's tarfile lists %q; want bin/tool twice", out)
-			}
+			tarAndPythonList(t, python, p, "bin/tool junk", "bin/tool bin/tool")
 			_, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
 			if !errors.Is(err, ErrUnsafe) || msg(err, p) != tc.msg {
 				t.Fatalf("error\n got %s\nwant %s", msg(err, p), tc.msg)
@@ -1134,5 +1128,40 @@ func TestTarGlobalHeaderAfterATarMember(t *testing.T) {
 	}
 	if got, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{}); err != nil || len(got) != 1 || got[0].body != "good" {
 		t.Fatalf("got %v, %v", got, err)
+	}
+}
+
+// TestTarV7Prefix: a header without the ustar magic (V7 tar's) has no
+// name prefix to GNU tar, bsdtar and updeb's reader (archive/tar), but
+// Python's tarfile prepends bytes 345 to 500 to its name all the same:
+// "tool" with "bin" there is a second "bin/tool" to Python, which
+// replaces the one updeb packaged when extracted. Refused.
+func TestTarV7Prefix(t *testing.T) {
+	python := testenv.RequireTool(t, "tar", "python3")[1]
+	good := tarBytes(t, file("bin/tool", "good"))
+	v7 := rawTarHeader("tool", tar.TypeReg, "evil", "", false)
+	clear(v7[257:265]) // no magic, no version: V7
+	copy(v7[345:], "bin")
+	resum(v7[:512])
+	p := writeTemp(t, "a.tar", slices.Concat(good[:len(good)-1024], v7, make([]byte, 1024)))
+	tarAndPythonList(t, python, p, "bin/tool tool", "bin/tool bin/tool")
+	_, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
+	want := `archive ARCHIVE: entry "tool": its header has no ustar magic (a V7 tar header) and holds "bin" where a ustar header's name prefix is: GNU tar, bsdtar and updeb's reader (archive/tar) read no prefix there, Python's tarfile reads the name as "bin/tool", so they would not all read the entry updeb checks`
+	if !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+}
+
+// tarAndPythonList checks the names GNU tar and Python's tarfile list in
+// the tar at p, in order and separated by spaces: the referees of a tar
+// they read otherwise.
+func tarAndPythonList(t *testing.T, python, p, gnu, py string) {
+	t.Helper()
+	if out := strings.Join(strings.Fields(string(testenv.Run(t, "tar", "-tf", p))), " "); out != gnu {
+		t.Fatalf("GNU tar lists %q, want %q", out, gnu)
+	}
+	script := `import sys, tarfile; print(" ".join(m.name for m in tarfile.open(sys.argv[1])))`
+	if out := strings.TrimSpace(string(testenv.Run(t, python, "-c", script, p))); out != py {
+		t.Fatalf("Python's tarfile lists %q, want %q", out, py)
 	}
 }

@@ -101,7 +101,7 @@ func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Re
 		return err
 	}
 	b := &budget{s: s, src: dec}
-	s.tap = &headerTap{r: b, metaAt: -1}
+	s.tap = &headerTap{r: b, metaAt: -1, endAt: -1}
 	tr := tar.NewReader(s.tap)
 	var from int64 // where the headers the next call of Next reads begin, or -1: somewhere after what was read
 	for {
@@ -201,6 +201,9 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 		if err := s.checkPrefix(hdr); err != nil {
 			return err
 		}
+		if err := s.checkV7Prefix(hdr); err != nil {
+			return err
+		}
 		e := tarEntry(hdr)
 		name, wanted, err := s.check(e)
 		if err == nil && hdr.Size != 0 && headerOnly(e.typ) {
@@ -262,6 +265,8 @@ type headerTap struct {
 	repeatAt int64                 // a second header of one of metaTypes since from; -1: none
 	repeatOf int64                 // the first one of its type
 	repeated byte                  // its type
+	end      [blockSize]byte       // the last whole block read, when a read ended at a block's end
+	endAt    int64                 // its offset; -1: none
 }
 
 // metaTypes are the local headers that say something about the entry
@@ -309,6 +314,17 @@ func (t *headerTap) Read(p []byte) (int, error) {
 		if at+c == blockSize {
 			t.keep(t.part[:], t.off-blockSize)
 		}
+	}
+	// archive/tar reads each header whole, so the last block of the
+	// read that ends a call of Next is the header of the entry it
+	// returns (checkV7Prefix), with or without the ustar magic.
+	if n > 0 && t.off%blockSize == 0 {
+		if n >= blockSize {
+			copy(t.end[:], p[n-blockSize:n])
+		} else {
+			t.end = t.part
+		}
+		t.endAt = t.off - blockSize
 	}
 	return n, err
 }
@@ -418,6 +434,28 @@ func (s *scan) checkPrefix(hdr *tar.Header) error {
 			quoteEntry(prefix))
 	}
 	return nil
+}
+
+// checkV7Prefix refuses an entry whose header has no ustar magic (a V7
+// tar header) and holds a name prefix all the same, in the bytes where a
+// ustar header has its prefix field: GNU tar, bsdtar and archive/tar
+// read none in a V7 header, Python's tarfile prepends those bytes to the
+// name whatever the magic. "tool" with "bin" there is "tool" to updeb
+// and a second "bin/tool" to Python, which replaces the first when
+// extracted. A sparse entry's header (GNU's) has the magic; a pax or GNU
+// long name, which Python applies after the prefix, leaves no doubt.
+func (s *scan) checkV7Prefix(hdr *tar.Header) error {
+	t := s.tap
+	if t.endAt != t.off-blockSize || tarEntry(hdr).typ == typeSparse {
+		return nil // a sparse file's header has the magic (GNU's), and its map may follow it
+	}
+	b := t.end[:]
+	name, prefix := cString(b[:100]), cString(b[345:500])
+	if string(b[257:262]) == "ustar" || prefix == "" || hdr.Name != name {
+		return nil
+	}
+	return s.errorf(ErrUnsafe, hdr.Name, nil, "its header has no ustar magic (a V7 tar header) and holds %s where a ustar header's name prefix is: GNU tar, bsdtar and updeb's reader (archive/tar) read no prefix there, Python's tarfile reads the name as %s, so they would not all read the entry updeb checks",
+		quoteEntry(prefix), quoteEntry(prefix+"/"+name))
 }
 
 // cString is b up to its first NUL, as tar header fields are read.
