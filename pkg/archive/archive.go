@@ -22,7 +22,8 @@
 // link header or ustar field archive/tar takes, or whose name prefix
 // archive/tar reads otherwise than GNU tar (from a GNU header's time fields,
 // or star's shorter prefix field) or Python's tarfile (from a V7 header,
-// which has no prefix field), a Solaris extended header (tar type X,
+// which has no prefix field), or whose size field bsdtar and Python read
+// otherwise (digits after a NUL, which they take for 0), a Solaris extended header (tar type X,
 // which other readers apply to the next entry), a zip entry whose Unicode path
 // field names it otherwise, whose local header, data descriptor or xl field
 // (libarchive's copy of its mode) says otherwise than its central directory

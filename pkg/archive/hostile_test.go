@@ -1165,3 +1165,24 @@ func tarAndPythonList(t *testing.T, python, p, gnu, py string) {
 		t.Fatalf("Python's tarfile lists %q, want %q", out, py)
 	}
 }
+
+// TestTarSizeFieldLeadingNUL: a size field that starts with a NUL and
+// holds a number after it is that number to updeb's reader (archive/tar)
+// and GNU tar, and 0 to bsdtar and Python's tarfile, which then read the
+// entry's data as the next headers: a "bin/tool" hidden in the data of
+// "junk" replaces the one updeb packaged when they extract. Refused.
+func TestTarSizeFieldLeadingNUL(t *testing.T) {
+	python := testenv.RequireTool(t, "tar", "python3")[1]
+	good := tarBytes(t, file("bin/tool", "good"))
+	evil := tarBytes(t, file("bin/tool", "evil"))[:1024]
+	junk := rawTarHeader("junk", tar.TypeReg, string(evil), "", false)
+	copy(junk[124:136], fmt.Sprintf("\x00%010o\x00", len(evil)))
+	resum(junk[:512])
+	p := writeTemp(t, "a.tar", slices.Concat(good[:len(good)-1024], junk, make([]byte, 1024)))
+	tarAndPythonList(t, python, p, "bin/tool junk", "bin/tool junk bin/tool")
+	_, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
+	want := `archive ARCHIVE: entry "junk": the size field of its header, "\x000000002000\x00", is 1024 bytes to updeb's reader (archive/tar) and 0 to bsdtar and Python's tarfile, which stop at a NUL before its digits: tar readers would not agree on where its data ends, and would read different entries after it`
+	if !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+}

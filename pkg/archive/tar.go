@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -202,6 +203,9 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 			return err
 		}
 		if err := s.checkV7Prefix(hdr); err != nil {
+			return err
+		}
+		if err := s.checkSizeField(hdr); err != nil {
 			return err
 		}
 		e := tarEntry(hdr)
@@ -456,6 +460,45 @@ func (s *scan) checkV7Prefix(hdr *tar.Header) error {
 	}
 	return s.errorf(ErrUnsafe, hdr.Name, nil, "its header has no ustar magic (a V7 tar header) and holds %s where a ustar header's name prefix is: GNU tar, bsdtar and updeb's reader (archive/tar) read no prefix there, Python's tarfile reads the name as %s, so they would not all read the entry updeb checks",
 		quoteEntry(prefix), quoteEntry(prefix+"/"+name))
+}
+
+// checkSizeField refuses an entry whose header's size field archive/tar
+// reads otherwise than bsdtar and Python's tarfile: archive/tar skips
+// the NULs and spaces around the digits, bsdtar (libarchive) and Python
+// stop at a NUL before them and read 0. "\x00" then 2000 (octal) is 1024
+// bytes of data to updeb (and GNU tar, which skips one NUL), and none to
+// them: they read the data as the next headers, where a "bin/tool"
+// hidden in it replaces the one updeb packaged. A pax size record, which
+// they all take, leaves no doubt; a sparse file's size is another.
+func (s *scan) checkSizeField(hdr *tar.Header) error {
+	t := s.tap
+	if t.endAt != t.off-blockSize || tarEntry(hdr).typ == typeSparse || hdr.PAXRecords["size"] != "" {
+		return nil
+	}
+	field := t.end[124:136]
+	if field[0]&0x80 != 0 {
+		return nil // base-256, which they all read alike
+	}
+	n := leadingOctal(field)
+	if n == hdr.Size {
+		return nil
+	}
+	return s.errorf(ErrUnsafe, hdr.Name, nil, "the size field of its header, %q, is %d bytes to updeb's reader (archive/tar) and %d to bsdtar and Python's tarfile, which stop at a NUL before its digits: tar readers would not agree on where its data ends, and would read different entries after it",
+		field, hdr.Size, n)
+}
+
+// leadingOctal reads a tar number field as bsdtar and Python's tarfile
+// read it: the octal digits after any spaces, up to the first other byte.
+func leadingOctal(field []byte) int64 {
+	field = bytes.TrimLeft(field, " \t")
+	var n int64
+	for _, c := range field {
+		if c < '0' || c > '7' || n > math.MaxInt64>>3 {
+			break
+		}
+		n = n<<3 | int64(c-'0')
+	}
+	return n
 }
 
 // cString is b up to its first NUL, as tar header fields are read.
