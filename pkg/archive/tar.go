@@ -440,14 +440,16 @@ func (s *scan) checkPrefix(hdr *tar.Header) error {
 	return nil
 }
 
-// checkV7Prefix refuses an entry whose header has no ustar magic (a V7
-// tar header) and holds a name prefix all the same, in the bytes where a
-// ustar header has its prefix field: GNU tar, bsdtar and archive/tar
-// read none in a V7 header, Python's tarfile prepends those bytes to the
-// name whatever the magic. "tool" with "bin" there is "tool" to updeb
-// and a second "bin/tool" to Python, which replaces the first when
-// extracted. A sparse entry's header (GNU's) has the magic; a pax or GNU
-// long name, which Python applies after the prefix, leaves no doubt.
+// checkV7Prefix refuses an entry whose header has no ustar or GNU magic
+// (archive/tar reads it as a V7 tar header) and holds a name prefix all
+// the same, in the bytes where a ustar header has its prefix field: GNU
+// tar and archive/tar read none in a V7 header, Python's tarfile
+// prepends those bytes to the name whatever the magic, and bsdtar when
+// the magic's first five bytes are "ustar". "tool" with "bin" there is
+// "tool" to updeb and a second "bin/tool" to them, which replaces the
+// first when extracted. A sparse entry's header (GNU's) has the magic; a
+// pax or GNU long name, which they apply after the prefix, leaves no
+// doubt.
 func (s *scan) checkV7Prefix(hdr *tar.Header) error {
 	t := s.tap
 	if t.endAt != t.off-blockSize || tarEntry(hdr).typ == typeSparse {
@@ -455,11 +457,15 @@ func (s *scan) checkV7Prefix(hdr *tar.Header) error {
 	}
 	b := t.end[:]
 	name, prefix := cString(b[:100]), cString(b[345:500])
-	if string(b[257:262]) == "ustar" || prefix == "" || hdr.Name != name {
+	if string(b[257:263]) == "ustar\x00" || string(b[257:265]) == "ustar  \x00" || prefix == "" || hdr.Name != name {
 		return nil
 	}
-	return s.errorf(ErrUnsafe, hdr.Name, nil, "its header has no ustar magic (a V7 tar header) and holds %s where a ustar header's name prefix is: GNU tar, bsdtar and updeb's reader (archive/tar) read no prefix there, Python's tarfile reads the name as %s, so they would not all read the entry updeb checks",
-		quoteEntry(prefix), quoteEntry(prefix+"/"+name))
+	none, some := "GNU tar, bsdtar and updeb's reader (archive/tar)", "Python's tarfile reads"
+	if string(b[257:262]) == "ustar" {
+		none, some = "GNU tar and updeb's reader (archive/tar)", "bsdtar and Python's tarfile read"
+	}
+	return s.errorf(ErrUnsafe, hdr.Name, nil, "its header has no ustar or GNU magic (a V7 tar header to updeb's reader) and holds %s where a ustar header's name prefix is: %s read no prefix there, %s the name as %s, so they would not all read the entry updeb checks",
+		quoteEntry(prefix), none, some, quoteEntry(prefix+"/"+name))
 }
 
 // checkSizeField refuses an entry whose header's size field archive/tar
