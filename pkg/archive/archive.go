@@ -25,7 +25,8 @@
 // which has no prefix field), or whose size field bsdtar and Python read
 // otherwise (digits after a NUL, which they take for 0), a Solaris extended header (tar type X,
 // which other readers apply to the next entry), a zip entry whose Unicode path
-// field names it otherwise, whose local header, data descriptor or xl field
+// field names it otherwise, or whose name Python's zipfile reads as another
+// entry's (a name without the UTF-8 flag is code page 437 to it), whose local header, data descriptor or xl field
 // (libarchive's copy of its mode) says otherwise than its central directory
 // record (name, flags, method, CRC-32, sizes, mode) or lies inside another
 // entry's, a zip directory with data or whose name does not end in "/", bytes

@@ -1193,3 +1193,37 @@ func TestTarSizeFieldLeadingNUL(t *testing.T) {
 		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
 	}
 }
+
+// TestZipNamesPythonReadsAlike: a zip entry's name without the UTF-8 flag
+// (bit 11) is code page 437 to Python's zipfile: "doc/caf\x82.txt" is
+// "doc/café.txt" to it, the name of the flagged UTF-8 entry updeb
+// packaged, which its extraction replaces. Refused.
+func TestZipNamesPythonReadsAlike(t *testing.T) {
+	python := testenv.RequireTool(t, "python3")[0]
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range []struct {
+		name, body string
+		flags      uint16
+	}{{"doc/caf\u00e9.txt", "good", 0x800}, {"doc/caf\x82.txt", "evil", 0}} {
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: e.name, Flags: e.flags, Method: zip.Store, CRC32: crc32.ChecksumIEEE([]byte(e.body)),
+			CompressedSize64: uint64(len(e.body)), UncompressedSize64: uint64(len(e.body)), NonUTF8: e.flags == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(e.body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := writeTemp(t, "a.zip", buf.Bytes())
+	script := `import sys, zipfile; print(" ".join(ascii(i.filename) for i in zipfile.ZipFile(sys.argv[1]).infolist()))`
+	if out := strings.TrimSpace(string(testenv.Run(t, python, "-c", script, p))); out != `'doc/caf\xe9.txt' 'doc/caf\xe9.txt'` {
+		t.Fatalf("Python's zipfile lists %s", out)
+	}
+	_, err := collect(t, p, Zip, []string{"doc/caf\u00e9.txt"}, Limits{})
+	want := `archive ARCHIVE: entry "doc/caf\x82.txt": Python's zipfile reads its name and that of entry "doc/café.txt" alike, as "doc/café.txt" (a name without the UTF-8 flag is code page 437 to it): its extraction would write one over the other`
+	if !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+}

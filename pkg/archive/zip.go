@@ -8,8 +8,11 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"path"
 	"slices"
 	"strings"
+
+	"golang.org/x/text/encoding/charmap"
 )
 
 // maxLinkTarget bounds a zip symlink's target (stored as the entry's data).
@@ -60,6 +63,7 @@ func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
 		m Member
 	}
 	var picks []pick
+	python := map[string]string{} // each entry's name as Python's zipfile reads it, cleaned -> the name
 	for _, f := range zr.File {
 		b.entry = f.Name
 		e := zipEntry(f)
@@ -76,6 +80,12 @@ func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
 			return s.errorf(ErrUnsafe, f.Name, nil, "its name holds a backslash and no \"/\": bsdtar, and unzip for a zip made on MS-DOS or Windows, take its backslashes for folder separators (%s), updeb for part of the name",
 				quoteEntry(strings.ReplaceAll(f.Name, `\`, "/")))
 		}
+		py := path.Clean(pythonName(f))
+		if other, ok := python[py]; ok {
+			return s.errorf(ErrUnsafe, f.Name, nil, "Python's zipfile reads its name and that of entry %s alike, as %s (a name without the UTF-8 flag is code page 437 to it): its extraction would write one over the other",
+				quoteEntry(other), quoteEntry(py))
+		}
+		python[py] = f.Name
 		if u, ok := unicodePath(f.Extra); ok && u != f.Name {
 			return s.errorf(ErrUnsafe, f.Name, nil, "its Info-ZIP Unicode path field names it %s: unzip extracts it under that name, updeb reads the entry's own", quoteEntry(u))
 		}
@@ -131,6 +141,20 @@ func (s *scan) zipLinkTarget(f *zip.File, b *budget) (string, error) {
 		return "", s.errorf(ErrUnsafe, f.Name, nil, "symlink target longer than %d bytes", maxLinkTarget)
 	}
 	return string(target), nil
+}
+
+// pythonName is f's name as Python's zipfile reads it: UTF-8 with the
+// flag (bit 11) that says so, else code page 437, which archive/zip
+// leaves as the bytes (and unzip, from a zip made on Unix, too).
+func pythonName(f *zip.File) string {
+	if f.Flags&zipFlagUTF8 != 0 || isASCII(f.Name) {
+		return f.Name
+	}
+	name, err := charmap.CodePage437.NewDecoder().String(f.Name)
+	if err != nil {
+		return f.Name
+	}
+	return name
 }
 
 // zipMethods names the compression methods other than stored and
