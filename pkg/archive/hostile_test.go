@@ -1227,3 +1227,20 @@ func TestZipNamesPythonReadsAlike(t *testing.T) {
 		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
 	}
 }
+
+// TestTarSolarisHolesdata: bsdtar (the referee) takes a SUN.holesdata pax
+// record, Solaris tar's map of a sparse file, and extracts the entry with
+// zeros where the map says holes are, where GNU tar and archive/tar
+// ignore the record: such an entry is a sparse file, not handed out as a
+// regular one.
+func TestTarSolarisHolesdata(t *testing.T) {
+	testenv.RequireTool(t, "bsdtar")
+	p := writeTemp(t, "a.tar", slices.Concat(paxLocal("SUN.holesdata", " 0 3"), tarBytes(t, file("bin/tool", "good tool\n"))))
+	if out := testenv.Run(t, "bsdtar", "-xOf", p, "bin/tool"); string(out) != "goo\x00\x00\x00\x00\x00\x00\x00" {
+		t.Fatalf("bsdtar extracted bin/tool as %q, not its first 3 bytes and a hole", out)
+	}
+	_, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
+	if want := `archive ARCHIVE: entry "bin/tool": wanted as a regular file, but it is a sparse file`; !errors.Is(err, ErrNotRegular) || msg(err, p) != want {
+		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+}

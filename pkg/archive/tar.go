@@ -583,12 +583,15 @@ func headerOnly(t entryType) bool {
 }
 
 // isPAXSparse reports a GNU sparse file in PAX format, which archive/tar
-// presents as a regular file with its holes filled in, or a star sparse
+// presents as a regular file with its holes filled in, a star sparse
 // file: a SCHILY.realsize record, which archive/tar ignores and bsdtar
-// takes for the file's size, its data then cut or padded with zeros to it.
+// takes for the file's size, its data then cut or padded with zeros to
+// it, or a Solaris one: a SUN.holesdata record, which archive/tar and
+// GNU tar ignore and bsdtar takes for a map of holes, zeros in place of
+// the data there.
 func isPAXSparse(h *tar.Header) bool {
 	for k := range h.PAXRecords {
-		if strings.HasPrefix(k, "GNU.sparse.") || k == "SCHILY.realsize" {
+		if strings.HasPrefix(k, "GNU.sparse.") || k == "SCHILY.realsize" || k == "SUN.holesdata" {
 			return true
 		}
 	}
