@@ -659,6 +659,26 @@ func (s *scan) finish() error {
 			msg += fmt.Sprintf("; %q is a folder in the archive, not a file (it holds %q): write the path of the file inside it", m, s.files[i])
 		}
 	}
+	// A recipe path is a name: one written as a glob says what it
+	// would have matched.
+	for _, m := range missing {
+		if !strings.ContainsAny(m, "*?[") {
+			continue
+		}
+		var matched []string
+		for _, f := range s.files {
+			if ok, _ := path.Match(m, f); ok {
+				matched = append(matched, f)
+			}
+		}
+		if len(matched) > 0 {
+			more := ""
+			if len(matched) > 1 {
+				more = fmt.Sprintf(" and %d more", len(matched)-1)
+			}
+			msg += fmt.Sprintf("; %q is a name, not a pattern (as a glob, it matches %q%s): write the one file's path", m, matched[0], more)
+		}
+	}
 	// A name that prints as a missing one but has other bytes (é as one
 	// code point or as e and a combining accent) would read as a
 	// contradiction: its bytes are shown.

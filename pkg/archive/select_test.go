@@ -584,3 +584,14 @@ func TestZipMethodNotRead(t *testing.T) {
 		t.Errorf("error\n got %s\nwant %s", msg(err, p), want)
 	}
 }
+
+// A recipe path is a name, not a pattern: one written as a glob is not
+// found, and the message names what it would have matched as one.
+func TestMissingIsAGlob(t *testing.T) {
+	p := writeTemp(t, "a.tar", tarBytes(t, file("README.md", "x"), file("linux-amd64/helm", "x"), file("linux-arm64/helm", "x")))
+	_, err := collect(t, p, Tar, []string{"linux-*/helm"}, Limits{})
+	want := `archive ARCHIVE: not found: "linux-*/helm"; the archive holds "linux-amd64/helm", "linux-arm64/helm", "README.md"; "linux-*/helm" is a name, not a pattern (as a glob, it matches "linux-amd64/helm" and 1 more): write the one file's path`
+	if !errors.Is(err, ErrMissing) || msg(err, p) != want {
+		t.Errorf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+}
