@@ -203,8 +203,11 @@ func all(ss []string, f func(string) bool) bool {
 
 // bulletMinors reads the bullet list of Kubernetes minors that follows
 // lines[at] (a heading): prose and blank lines may come first, then one
-// bullet per minor ("* 1.34", "- v1.29"), then a blank line. A bullet that is
-// not a minor, a heading before the list, or a list running to the end of
+// bullet per minor ("* 1.34", "- v1.29"), then a blank line. Blank lines
+// between the bullets (a loose list) do not end it: Markdown and
+// reStructuredText show one list all the same, so a bullet after them is
+// one more item, a minor or an error, never a list cut short. A bullet that
+// is not a minor, a heading before the list, or a list running to the end of
 // the document (truncated?) is an error.
 func bulletMinors(lines []string, at int, isHeading func(i int) bool) (KubernetesList, error) {
 	i := at + 1
@@ -218,7 +221,7 @@ func bulletMinors(lines []string, at int, isHeading func(i int) bool) (Kubernete
 		return nil, lineError(at+1, "no list of Kubernetes versions after the heading")
 	}
 	var out KubernetesList
-	for ; i < len(lines) && isBullet(lines[i]); i++ {
+	for i < len(lines) && isBullet(lines[i]) {
 		m := bulletMinorRE.FindStringSubmatch(strings.TrimSpace(lines[i]))
 		if m == nil {
 			return nil, lineError(i+1, "%q is not a Kubernetes version (\"* 1.34\" or \"- v1.34\")", lines[i])
@@ -227,6 +230,14 @@ func bulletMinors(lines []string, at int, isHeading func(i int) bool) (Kubernete
 			return nil, lineError(i+1, "%q is not a Kubernetes MAJOR.MINOR", m[1])
 		}
 		out = append(out, m[1])
+		i++
+		next := i
+		for next < len(lines) && strings.TrimSpace(lines[next]) == "" {
+			next++
+		}
+		if next > i && next < len(lines) && isBullet(lines[next]) {
+			i = next
+		}
 	}
 	if i == len(lines) || strings.TrimSpace(lines[i]) != "" {
 		return nil, lineError(i, "the list of Kubernetes versions is not followed by a blank line (a truncated document?)")

@@ -699,3 +699,45 @@ func TestRefreshSomeTablesAfterUpgrade(t *testing.T) {
 		t.Errorf("two refreshes of equal copies wrote\n%s\nand\n%s", written[0], written[1])
 	}
 }
+
+// TestRefreshLooseList: Calico's and Cilium's lists of Kubernetes minors
+// written with a blank line between the items (a loose list: Markdown and
+// reStructuredText show it as the same one list) are read whole. The first
+// item alone was taken as the list, and the refresh reported the row as
+// changed from 1.34-1.36 to 1.34, as if upstream had said so.
+func TestRefreshLooseList(t *testing.T) {
+	w := newWorld(t)
+	loosen := func(path, list string) {
+		t.Helper()
+		body := w.up.Get(path)
+		if !bytes.Contains(body, []byte(list)) {
+			t.Fatalf("%s lacks %q", path, list)
+		}
+		w.up.Put(path, compatsrc.Answer{Body: bytes.Replace(body, []byte(list), []byte(strings.ReplaceAll(list, "\n", "\n\n")), 1)})
+	}
+	loosen(compatsrc.Path(compatdata.Calico, "3.32", 0), "* 1.34\n* 1.35\n* 1.36\n")
+	for _, m := range []string{"1.18", "1.19", "1.20"} {
+		loosen(compatsrc.Path(compatdata.Cilium, m, 0), "* 1.29\n* 1.30\n* 1.31\n* 1.32\n")
+	}
+	o := w.opts
+	o.Tables = []string{compatdata.Calico, compatdata.Cilium}
+	o.Write = filepath.Join(t.TempDir(), "compat-data.yaml")
+	if _, err := compatdata.Refresh(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	set, _, err := compatdata.Load(w.state, o.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, name := range []string{compatdata.Calico, compatdata.Cilium} {
+		for _, r := range set.Tables.Table(name).Effective() {
+			got = append(got, r.String())
+		}
+	}
+	want := "calico 3.32: Kubernetes 1.34, 1.35, 1.36|calico 3.31: Kubernetes 1.32, 1.33, 1.34, 1.35|" +
+		"cilium 1.20: Kubernetes 1.29, 1.30, 1.31, 1.32|cilium 1.19: Kubernetes 1.29, 1.30, 1.31, 1.32|cilium 1.18: Kubernetes 1.29, 1.30, 1.31, 1.32"
+	if strings.Join(got, "|") != want {
+		t.Errorf("rows:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.ReplaceAll(want, "|", "\n"))
+	}
+}

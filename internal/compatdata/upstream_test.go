@@ -203,6 +203,7 @@ func TestParseRefusals(t *testing.T) {
 		{"calico: truncated after a bullet", parseCalico, cut(calico, "* 1.35\n"), "3.32", "not followed by a blank line (a truncated document?)"},
 		{"calico: truncated inside a bullet", parseCalico, cut(calico, "* 1.35\n* 1.3"), "3.32", "not followed by a blank line"},
 		{"calico: a bullet that is not a minor", parseCalico, replace(calico, "* 1.35", "* 1.35 (beta)"), "3.32", `"* 1.35 (beta)" is not a Kubernetes version`},
+		{"calico: a loose list, a bullet after the blank line that is not a minor", parseCalico, replace(calico, "* 1.36\n", "* 1.36\n\n* 1.37 (beta)\n"), "3.32", `line 185: "* 1.37 (beta)" is not a Kubernetes version`},
 		{"calico: reordered", parseCalico, replace(calico, "* 1.34\n* 1.35", "* 1.35\n* 1.34"), "3.32", "not ascending one minor at a time (1.34 after 1.35)"},
 		{"calico: no minor in the URL", parseCalico, calico, "", "which Calico minor?"},
 		{"cilium: no section", parseCilium, replace(cilium, "Kubernetes Version\n==================", "Kubernetes\n=========="), "1.17", `no "Kubernetes Version" section`},
