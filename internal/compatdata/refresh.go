@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -358,6 +359,22 @@ func (f *refresher) table(ctx context.Context, s *spec, old *Table) (*Table, Tab
 		body, err := f.o.Client.Get(ctx, d.url, nil, limit)
 		if se, ok := errors.AsType[*fetch.SizeError](err); ok {
 			return nil, tr, &SourceError{s.name, d.url, fmt.Errorf("the answer is larger than %d bytes: refused", se.Limit)}
+		}
+		if st, ok := errors.AsType[*fetch.StatusError](err); ok && (st.StatusCode == http.StatusNotFound || st.StatusCode == http.StatusGone) {
+			// The server answered, and has no file there: upstream moved
+			// or renamed it (helm-www's .md became .mdx), or has not
+			// published a new minor's page yet. An unusable answer of this
+			// table, as an HTML page is; the fix is the table's URL.
+			if st.URL != d.url {
+				// Another URL answered: a mirror (mirrors:) that lacks
+				// the file, or where a redirect led.
+				return nil, tr, &SourceError{s.name, d.url, fmt.Errorf("%v: the mirror (mirrors:) lacks the file, or upstream's redirect leads nowhere: bring the file to the mirror, or name where it is now in the config's data: sources: %s:", st, s.name)}
+			}
+			where := ""
+			if d.minor != "" {
+				where = fmt.Sprintf(" (%s %s; %s in the URL stands for each minor)", s.perMinor, d.minor, MinorPlaceholder)
+			}
+			return nil, tr, &SourceError{s.name, d.url, fmt.Errorf("answered %q: upstream moved or removed the file (or has not published it yet)%s: find where it is now and name it in the config's data: sources: %s:, or refresh the other tables with --table", st.Status, where, s.name)}
 		}
 		if err != nil {
 			return nil, tr, fmt.Errorf("%s: %w", s.name, err)

@@ -188,8 +188,8 @@ func TestRefreshThroughSquid(t *testing.T) {
 			[]string{"containerd: " + w.up.URL + ctrPath + ": the answer is larger than 1048576 bytes: refused"}, 0},
 		{"a slow drip", ctrPath, compatsrc.Answer{Body: ctr, Drip: 100 * time.Millisecond}, nil,
 			[]string{"fetch " + w.up.URL + ctrPath, "containerd: "}, 15 * time.Second},
-		{"not found", ctrPath, compatsrc.Answer{Status: 404, Body: []byte("404: Not Found")}, nil,
-			[]string{"containerd: fetch " + w.up.URL + ctrPath, "404"}, 0},
+		{"not found", ctrPath, compatsrc.Answer{Status: 404, Body: []byte("404: Not Found")}, compatdata.ErrSource,
+			[]string{"containerd: " + w.up.URL + ctrPath + `: answered "404 Not Found": upstream moved or removed the file`, "data: sources: containerd:"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			old := w.up.Get(tc.path)
@@ -739,5 +739,52 @@ func TestRefreshLooseList(t *testing.T) {
 		"cilium 1.20: Kubernetes 1.29, 1.30, 1.31, 1.32|cilium 1.19: Kubernetes 1.29, 1.30, 1.31, 1.32|cilium 1.18: Kubernetes 1.29, 1.30, 1.31, 1.32"
 	if strings.Join(got, "|") != want {
 		t.Errorf("rows:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.ReplaceAll(want, "|", "\n"))
+	}
+}
+
+// TestRefreshMovedFile: a table's file that is not where the URL says (404:
+// upstream moved or renamed it, as helm-www did version_skew.md to .mdx, or
+// has not published a new minor's page yet) is an unusable answer of that
+// table, as an HTML page is: the refresh names the table, the URL and the
+// minor, and says to point data: sources: at the file's new place; the copy
+// in use is kept. It was a bare fetch error, whose hint sent the user to a
+// recipe's url: or watch:, which no table has.
+func TestRefreshMovedFile(t *testing.T) {
+	w := newWorld(t)
+	for _, tc := range []struct{ table, minor string }{{compatdata.Helm, ""}, {compatdata.Calico, "3.32"}} {
+		path := compatsrc.Path(tc.table, tc.minor, 0)
+		good := w.up.Get(path)
+		w.up.Put(path, compatsrc.Answer{Status: http.StatusNotFound, Body: []byte("404: Not Found")})
+		_, err := compatdata.Refresh(context.Background(), w.opts)
+		want := tc.table + ": " + w.up.URL + path + `: answered "404 Not Found": upstream moved or removed the file (or has not published it yet)`
+		if tc.minor != "" {
+			want += " (calico " + tc.minor + "; {minor} in the URL stands for each minor)"
+		}
+		if !errors.Is(err, compatdata.ErrSource) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "data: sources: "+tc.table+":") {
+			t.Errorf("%s moved: %v\nwant ErrSource, %q and data: sources:", tc.table, err, want)
+		}
+		if e, ok := errors.AsType[*compatdata.RefreshError](err); !ok || !slices.Equal(e.Failed, []string{tc.table}) {
+			t.Errorf("%s moved: failed tables %+v", tc.table, e)
+		}
+		if _, err := os.Stat(filepath.Join(w.state, compatdata.File)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s moved: the state folder's copy was written: %v", tc.table, err)
+		}
+		w.up.Put(path, compatsrc.Answer{Body: good})
+	}
+	// A mirror folder that lacks the file: the mirror's answer, not
+	// upstream's move.
+	mirror := t.TempDir()
+	f, err := fetch.New(t.TempDir(), fetch.Options{Retries: -1, Mirrors: []fetch.Mirror{{Prefix: w.up.URL + "/", To: "file://" + mirror + "/"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o := w.opts
+	o.Client, o.Tables = f, []string{compatdata.Helm}
+	_, err = compatdata.Refresh(context.Background(), o)
+	path := compatsrc.Path(compatdata.Helm, "", 0)
+	want := "helm: " + w.up.URL + path + ": file://" + filepath.Join(mirror, path) + ` answered "404 Not Found (no such file in the mirror)": the mirror (mirrors:) lacks the file`
+	if !errors.Is(err, compatdata.ErrSource) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "upstream moved") {
+		t.Errorf("helm missing from the mirror: %v\nwant %q", err, want)
 	}
 }
