@@ -116,7 +116,7 @@ var delimiterRE = regexp.MustCompile(`^:?-+:?$`)
 // cells; a table without rows is an error, and so is a second table with
 // those columns (which one would be upstream's?), a column named twice, and a line with cells
 // right after the rows (a row without its leading "|", which Markdown
-// shows in the table).
+// shows in the table), or a line that is no row with rows after it.
 func pipeTable(lines []string, from, to int, lead string, want ...string) ([]pipeRow, error) {
 	var rows []pipeRow
 	found := -1
@@ -157,6 +157,16 @@ func pipeTable(lines []string, from, to int, lead string, want ...string) ([]pip
 			// cells right after the rows is one more row, written without
 			// its leading "|".
 			return nil, lineError(end+1, "a row that does not start with \"|\" (Markdown reads it as a row of the table): %q", lines[end])
+		}
+		// A line that is no row (a comment, a note) between rows: GitHub's
+		// Markdown shows a note as a row of one cell, and an HTML comment
+		// ends the table there and shows the rows after it as text.
+		// Either way upstream's table is broken there, not shorter: its
+		// rows after the line are not gone.
+		for k := end; k < to && strings.TrimSpace(lines[k]) != ""; k++ {
+			if strings.HasPrefix(strings.TrimSpace(lines[k]), "|") {
+				return nil, lineError(end+1, "%q inside the table, before the row at line %d: a line that is no row of it (a comment or a note between the rows?)", lines[end], k+1)
+			}
 		}
 		for r := i + 2; r < end; r++ {
 			cs, ok := cells(lines[r])

@@ -788,3 +788,29 @@ func TestRefreshMovedFile(t *testing.T) {
 		t.Errorf("helm missing from the mirror: %v\nwant %q", err, want)
 	}
 }
+
+// TestRefreshLineInsideTable: a line that is no row between two rows of a
+// table (a comment, a note; GitHub shows a note as a row of one cell, and
+// ends the table at a comment) means upstream's table is broken, not
+// shorter. The rows before the line were taken as the whole table, and the
+// refresh reported the rest as retired (their minors are end-of-life), a
+// table upstream never wrote.
+func TestRefreshLineInsideTable(t *testing.T) {
+	w := newWorld(t)
+	path := compatsrc.Path(compatdata.CRITools, "", 0)
+	body := w.up.Get(path)
+	row := "| 1.15.X             | v1.15.0           | release-1.15     |\n"
+	if !bytes.Contains(body, []byte(row)) {
+		t.Fatalf("cri-tools' README.md lacks %q", row)
+	}
+	for _, line := range []string{"<!-- older releases: see the release-1.x branches -->", "{/* older releases */}", "Older releases:"} {
+		w.up.Put(path, compatsrc.Answer{Body: bytes.Replace(body, []byte(row), []byte(line+"\n"+row), 1)})
+		o := w.opts
+		o.Tables = []string{compatdata.CRITools}
+		res, err := compatdata.Refresh(context.Background(), o)
+		want := "cri-tools: " + w.up.URL + path + ": line 28: " + strconv.Quote(line) + " inside the table, before the row at line 29"
+		if !errors.Is(err, compatdata.ErrSource) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q inside the table: %v, %+v\nwant an error containing %q", line, err, res, want)
+		}
+	}
+}
