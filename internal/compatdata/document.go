@@ -37,6 +37,74 @@ func (doc document) lines() ([]string, error) {
 	return ls, nil
 }
 
+// markdown is a Markdown (or MDX) document's lines, and which of them the
+// page does not show as Markdown: a fenced code block (its "# ..." comment
+// lines are no headings, its tables no tables) and a comment (<!-- -->,
+// MDX's {/* */}, where a draft or an old table is kept), fences and
+// comment delimiters included. Headings and tables are looked for in the
+// shown lines only: upstream states what the page shows.
+type markdown struct {
+	lines  []string
+	hidden []bool
+}
+
+// markdown splits the document (lines) and marks its hidden lines.
+func (doc document) markdown() (*markdown, error) {
+	lines, err := doc.lines()
+	if err != nil {
+		return nil, err
+	}
+	m := &markdown{lines: lines, hidden: make([]bool, len(lines))}
+	fence, end := "", ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case fence != "":
+			// A fence closes with at least as many of its characters,
+			// and nothing else (CommonMark).
+			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+				fence = ""
+			}
+		case end != "":
+			if strings.Contains(l, end) {
+				end = ""
+			}
+		case len(l)-len(strings.TrimLeft(l, " ")) <= 3 && fenceRE.MatchString(t):
+			fence = fenceRE.FindString(t)
+		case strings.HasPrefix(t, "<!--"):
+			end = commentEnd(t, "<!--", "-->")
+		case strings.HasPrefix(t, "{/*"):
+			end = commentEnd(t, "{/*", "*/}")
+		default:
+			continue
+		}
+		m.hidden[i] = true
+	}
+	return m, nil
+}
+
+// commentEnd is what ends the comment line t opens: closer, or "" when t
+// closes it.
+func commentEnd(t, opener, closer string) string {
+	if strings.Contains(t[len(opener):], closer) {
+		return ""
+	}
+	return closer
+}
+
+// fenceRE is the opening of a fenced code block: three or more backticks
+// or tildes.
+var fenceRE = regexp.MustCompile("^(`{3,}|~{3,})")
+
+// heading returns the level and text of the heading at line i (0 when it is
+// none, or a line the page does not show as Markdown).
+func (m *markdown) heading(i int) (level int, text string) {
+	if m.hidden[i] {
+		return 0, ""
+	}
+	return heading(m.lines[i])
+}
+
 // looksHTML reports a document that starts as an HTML page does.
 func looksHTML(b []byte) bool {
 	head := strings.ToLower(string(b[:min(len(b), 64)]))
@@ -71,11 +139,12 @@ func heading(l string) (level int, text string) {
 }
 
 // findHeading returns the index of the one Markdown heading whose text is
-// title (case-insensitive); none, or two, is an error.
-func findHeading(lines []string, title string) (int, error) {
+// title (case-insensitive) among the lines the page shows; none, or two, is
+// an error.
+func findHeading(m *markdown, title string) (int, error) {
 	at := -1
-	for i, l := range lines {
-		if _, text := heading(l); text != "" && strings.EqualFold(text, title) {
+	for i := range m.lines {
+		if _, text := m.heading(i); text != "" && strings.EqualFold(text, title) {
 			if at >= 0 {
 				return 0, lineError(i+1, "a second %q heading (the first at line %d): which is the table?", title, at+1)
 			}
@@ -110,19 +179,20 @@ func cells(l string) ([]string, bool) {
 
 var delimiterRE = regexp.MustCompile(`^:?-+:?$`)
 
-// pipeTable finds, in lines[from:to], the Markdown pipe table whose header
+// pipeTable finds, in the lines from:to of m the page shows, the Markdown pipe table whose header
 // has every column of want (case-insensitive, in any order, other columns
 // allowed; lead, when not "", must be the first), and returns its rows. Every row must have the header's
 // cells; a table without rows is an error, and so is a second table with
 // those columns (which one would be upstream's?), a column named twice, and a line with cells
 // right after the rows (a row without its leading "|", which Markdown
 // shows in the table), or a line that is no row with rows after it.
-func pipeTable(lines []string, from, to int, lead string, want ...string) ([]pipeRow, error) {
+func pipeTable(m *markdown, from, to int, lead string, want ...string) ([]pipeRow, error) {
+	lines := m.lines
 	var rows []pipeRow
 	found := -1
 	for i := from; i+1 < to; i++ {
 		head, ok := cells(lines[i])
-		if !ok {
+		if !ok || m.hidden[i] {
 			continue
 		}
 		delim, ok := cells(lines[i+1])

@@ -814,3 +814,57 @@ func TestRefreshLineInsideTable(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshHiddenMarkdown: what a Markdown page does not show is not
+// upstream's word. A table kept in a comment (an MDX {/* */} or an HTML
+// <!-- -->) beside one the page now writes as an HTML <table> was read as
+// upstream's table, rows the page does not state (a draft's Helm 4.2 with
+// Kubernetes 1.30-1.36, where the page says 1.33-1.36);
+// and a code block's "# ..." comment lines (containerd's RELEASES.md has
+// them, in its TOML examples) were read as headings, one in the "Kubernetes
+// Support" section ending the section before its table.
+func TestRefreshHiddenMarkdown(t *testing.T) {
+	w := newWorld(t)
+	helmPath := compatsrc.Path(compatdata.Helm, "", 0)
+	helm := w.up.Get(helmPath)
+	table := "| Helm Version | Supported Kubernetes Versions |\n|--------------|-------------------------------|\n| 4.2.x        | 1.36.x - 1.33.x               |\n" +
+		"| 4.1.x        | 1.35.x - 1.32.x               |\n| 4.0.x        | 1.34.x - 1.31.x               |\n"
+	htmlTable := "<table>\n<tr><th>Helm Version</th><th>Supported Kubernetes Versions</th></tr>\n<tr><td>4.2.x</td><td>1.36.x - 1.33.x</td></tr>\n" +
+		"<tr><td>4.1.x</td><td>1.35.x - 1.32.x</td></tr>\n<tr><td>4.0.x</td><td>1.34.x - 1.31.x</td></tr>\n</table>\n"
+	if !bytes.Contains(helm, []byte(table)) {
+		t.Fatalf("helm's page lacks %q", table)
+	}
+	for _, comment := range [][2]string{{"{/*\n", "*/}\n"}, {"<!--\n", "-->\n"}, {"```markdown\n", "```\n"}} {
+		draft := comment[0] + strings.Replace(table, "| 4.2.x        | 1.36.x - 1.33.x               |\n", "| 4.2.x        | 1.36.x - 1.30.x               |\n", 1) + comment[1]
+		w.up.Put(helmPath, compatsrc.Answer{Body: bytes.Replace(helm, []byte(table), []byte(draft+"\n"+htmlTable), 1)})
+		o := w.opts
+		o.Tables = []string{compatdata.Helm}
+		res, err := compatdata.Refresh(context.Background(), o)
+		want := "helm: " + w.up.URL + helmPath + `: no table with the columns "helm version | supported kubernetes versions"`
+		if !errors.Is(err, compatdata.ErrSource) || !strings.Contains(err.Error(), want) {
+			t.Errorf("the table in %q, the page's in HTML: %v, %+v\nwant an error containing %q", strings.TrimSpace(comment[0]), err, res, want)
+		}
+		// Beside the page's own table, the hidden one is no second table.
+		w.up.Put(helmPath, compatsrc.Answer{Body: bytes.Replace(helm, []byte(table), []byte(draft+"\n"+table), 1)})
+		res, err = compatdata.Refresh(context.Background(), o)
+		if err != nil {
+			t.Errorf("the table in %q beside the page's: %v", strings.TrimSpace(comment[0]), err)
+		} else if got := fmtResult(result(res, compatdata.Helm)); got != "changed [] retired [] added [] rows 42" {
+			t.Errorf("the table in %q beside the page's: %s", strings.TrimSpace(comment[0]), got)
+		}
+	}
+	w.up.Put(helmPath, compatsrc.Answer{Body: helm})
+
+	ctrPath := compatsrc.Path(compatdata.Containerd, "", 0)
+	ctr := w.up.Get(ctrPath)
+	example := "```toml\n# OLD\n# [plugins.\"io.containerd.grpc.v1.cri\"]\n\n# NEW\n[plugins.\"io.containerd.cri.v1.runtime\"]\n```\n\n"
+	if !bytes.Contains(ctr, []byte("### Kubernetes Support\n")) {
+		t.Fatal(`containerd's RELEASES.md lacks "### Kubernetes Support"`)
+	}
+	w.up.Put(ctrPath, compatsrc.Answer{Body: bytes.Replace(ctr, []byte("### Kubernetes Support\n"), []byte("### Kubernetes Support\n\n"+example), 1)})
+	o := w.opts
+	o.Tables = []string{compatdata.Containerd}
+	if res, err := compatdata.Refresh(context.Background(), o); err != nil || len(res.Tables) != 1 || res.Tables[0].Rows != 5 {
+		t.Errorf("a TOML example in the Kubernetes Support section: %v, %+v", err, res)
+	}
+}

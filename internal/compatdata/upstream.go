@@ -42,12 +42,12 @@ func cellMinor(line int, what, s string) (string, error) {
 // Version | Supported Kubernetes Versions", rows "4.2.x | 1.36.x - 1.33.x"
 // (the newest Kubernetes first).
 func parseHelm(doc document) ([]Row, error) {
-	lines, err := doc.lines()
+	md, err := doc.markdown()
 	if err != nil {
 		return nil, err
 	}
 	const helmCol, kubeCol = "helm version", "supported kubernetes versions"
-	rows, err := pipeTable(lines, 0, len(lines), "", helmCol, kubeCol)
+	rows, err := pipeTable(md, 0, len(md.lines), "", helmCol, kubeCol)
 	if err != nil {
 		return nil, err
 	}
@@ -78,24 +78,24 @@ func parseHelm(doc document) ([]Row, error) {
 // "Containerd Version | Kubernetes Version | ..." (deprecated versions), has
 // the same columns the other way round: the first column tells them apart.
 func parseContainerd(doc document) ([]Row, error) {
-	lines, err := doc.lines()
+	md, err := doc.markdown()
 	if err != nil {
 		return nil, err
 	}
-	at, err := findHeading(lines, "Kubernetes Support")
+	at, err := findHeading(md, "Kubernetes Support")
 	if err != nil {
 		return nil, err
 	}
-	level, _ := heading(lines[at])
-	end := len(lines)
-	for i := at + 1; i < len(lines); i++ {
-		if l, _ := heading(lines[i]); l > 0 && l <= level {
+	level, _ := md.heading(at)
+	end := len(md.lines)
+	for i := at + 1; i < len(md.lines); i++ {
+		if l, _ := md.heading(i); l > 0 && l <= level {
 			end = i
 			break
 		}
 	}
 	const kubeCol, ctrCol, criCol = "kubernetes version", "containerd version", "cri version"
-	rows, err := pipeTable(lines, at+1, end, kubeCol, kubeCol, ctrCol)
+	rows, err := pipeTable(md, at+1, end, kubeCol, kubeCol, ctrCol)
 	if err != nil {
 		return nil, err
 	}
@@ -316,18 +316,18 @@ func goString(e ast.Expr) (string, error) {
 // (calico_versioned_docs/version-MINOR/_includes/partials/_system-requirements.mdx):
 // the bullet list after the heading "Supported versions".
 func parseCalico(doc document) ([]Row, error) {
-	lines, err := doc.lines()
+	md, err := doc.markdown()
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := parseMinor(doc.minor); !ok {
 		return nil, fmt.Errorf("which Calico minor? the URL needs %s", MinorPlaceholder)
 	}
-	at, err := findHeading(lines, "Supported versions")
+	at, err := findHeading(md, "Supported versions")
 	if err != nil {
 		return nil, err
 	}
-	list, err := bulletMinors(lines, at, func(i int) bool { l, _ := heading(lines[i]); return l > 0 })
+	list, err := bulletMinors(md.lines, at, func(i int) bool { l, _ := md.heading(i); return l > 0 })
 	if err != nil {
 		return nil, err
 	}
@@ -381,12 +381,12 @@ func rstHeading(lines []string, i int) bool {
 // on), "≥ 1.16.x ≤ 1.26.x | ≥ 1.16.x ≤ 1.26.x" or "1.15.X | v1.15.0" (one
 // release).
 func parseCRITools(doc document) ([]Row, error) {
-	lines, err := doc.lines()
+	md, err := doc.markdown()
 	if err != nil {
 		return nil, err
 	}
 	const kubeCol, toolCol = "kubernetes version", "cri-tools version"
-	rows, err := pipeTable(lines, 0, len(lines), "", kubeCol, toolCol)
+	rows, err := pipeTable(md, 0, len(md.lines), "", kubeCol, toolCol)
 	if err != nil {
 		return nil, err
 	}
