@@ -287,8 +287,9 @@ func all(ss []string, f func(string) bool) bool {
 // between the bullets (a loose list) do not end it: Markdown and
 // reStructuredText show one list all the same, so a bullet after them is
 // one more item, a minor or an error, never a list cut short. A bullet that
-// is not a minor, a heading before the list, or a list running to the end of
-// the document (truncated?) is an error.
+// is not a minor, one of another list (indented otherwise, the other
+// marker), a heading before the list, or a list running to the end of the
+// document (truncated?) is an error.
 func bulletMinors(lines []string, at int, isHeading func(i int) bool) (KubernetesList, error) {
 	i := at + 1
 	for i < len(lines) && !isBullet(lines[i]) {
@@ -301,7 +302,13 @@ func bulletMinors(lines []string, at int, isHeading func(i int) bool) (Kubernete
 		return nil, lineError(at+1, "no list of Kubernetes versions after the heading")
 	}
 	var out KubernetesList
+	first, prefix := i, bulletPrefix(lines[i])
 	for i < len(lines) && isBullet(lines[i]) {
+		if bulletPrefix(lines[i]) != prefix {
+			// Indented otherwise, or the other marker: a nested list, a
+			// list of its own, or one in a reStructuredText comment.
+			return nil, lineError(i+1, "%q is not an item of the list at line %d (indented otherwise, or the other marker: a nested list, or one in a comment?)", lines[i], first+1)
+		}
 		m := bulletMinorRE.FindStringSubmatch(strings.TrimSpace(lines[i]))
 		if m == nil {
 			return nil, lineError(i+1, "%q is not a Kubernetes version (\"* 1.34\" or \"- v1.34\")", lines[i])
@@ -329,6 +336,13 @@ func bulletMinors(lines []string, at int, isHeading func(i int) bool) (Kubernete
 }
 
 var bulletMinorRE = regexp.MustCompile(`^[*-]\s+v?([0-9]+\.[0-9]+)$`)
+
+// bulletPrefix is a bullet line's indentation and marker: the items of one
+// list share them.
+func bulletPrefix(l string) string {
+	s := strings.TrimLeft(l, " \t")
+	return l[:len(l)-len(s)+1]
+}
 
 func isBullet(l string) bool {
 	s := strings.TrimSpace(l)

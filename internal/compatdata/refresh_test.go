@@ -868,3 +868,34 @@ func TestRefreshHiddenMarkdown(t *testing.T) {
 		t.Errorf("a TOML example in the Kubernetes Support section: %v, %+v", err, res)
 	}
 }
+
+// TestRefreshBulletOfAnotherList: a bullet indented otherwise, or with the
+// other marker, is not an item of the list of Kubernetes minors: it belongs
+// to a nested list, or to a reStructuredText comment ("..", then indented
+// text) that keeps a minor dropped from the list. It was read as one more
+// minor, and Cilium's row claimed Kubernetes 1.28, which the page does not
+// show.
+func TestRefreshBulletOfAnotherList(t *testing.T) {
+	w := newWorld(t)
+	list := "* 1.29\n* 1.30\n"
+	for _, tc := range []struct{ edit, want string }{
+		{".. Dropped in 1.18:\n   * 1.28\n\n" + list, `line 24: "* 1.29" is not an item of the list at line 22`},
+		{"* 1.29\n  * 1.30\n", `line 22: "  * 1.30" is not an item of the list at line 21`},
+		{"* 1.29\n\n- 1.30\n", `line 23: "- 1.30" is not an item of the list at line 21`},
+	} {
+		for _, m := range []string{"1.18", "1.19", "1.20"} {
+			path := compatsrc.Path(compatdata.Cilium, m, 0)
+			body, err := os.ReadFile(filepath.Join(copiesDir, "cilium", "requirements.rst"))
+			if err != nil || !bytes.Contains(body, []byte(list)) {
+				t.Fatalf("cilium's requirements.rst lacks %q (%v)", list, err)
+			}
+			w.up.Put(path, compatsrc.Answer{Body: bytes.Replace(body, []byte(list), []byte(tc.edit), 1)})
+		}
+		o := w.opts
+		o.Tables = []string{compatdata.Cilium}
+		res, err := compatdata.Refresh(context.Background(), o)
+		if !errors.Is(err, compatdata.ErrSource) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, %+v\nwant an error containing %q", tc.edit, err, res, tc.want)
+		}
+	}
+}
