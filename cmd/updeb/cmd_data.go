@@ -241,11 +241,15 @@ max-age-days: (default 30).`,
 				if src == "" {
 					src = "(a snapshot: see its header)"
 				}
-				mark := ""
-				if t.Stale {
+				mark, age := "", fmt.Sprintf("%dd", t.AgeDays)
+				switch {
+				case t.Stale && supportdata.AfterToday(t.AsOf, time.Now()):
+					// No age: the date is wrong, not recent.
+					mark, age = " (stale: dated after today)", "-"
+				case t.Stale:
 					mark = " (stale)"
 				}
-				fmt.Fprintf(out, "%-12s %-10s %-10s %4dd %5d  %s%s\n", t.Table, kind, t.AsOf.Format(time.DateOnly), t.AgeDays, t.Rows, src, mark)
+				fmt.Fprintf(out, "%-12s %-10s %-10s %5s %5d  %s%s\n", t.Table, kind, t.AsOf.Format(time.DateOnly), age, t.Rows, src, mark)
 				for _, o := range t.Overrides {
 					fmt.Fprintf(out, "%12s override %s (%s): %s\n", "", o.Row, o.Reason, overrideVerdict(o))
 				}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/supportdata"
@@ -305,6 +307,43 @@ func TestDataRefreshWriteNotAFile(t *testing.T) {
 		code, _, stderr := runCLI(t, "--config", cfg, "--state", filepath.Join(dir, "state"), "data", "refresh", "--write", write)
 		if code != exitUsage || !strings.Contains(stderr, write+": refused: not a regular file") || strings.Contains(stderr, "lies outside its folder") {
 			t.Errorf("data refresh --write %s: exit %d, want %d:\n%s", write, code, exitUsage, stderr)
+		}
+	}
+}
+
+// TestDataDatedAfterToday: data dated after today (a repository data file
+// written on a machine whose clock was ahead) is stale, and the commands
+// that read it say so as it is: dated after today, not "older than 30
+// days" beside "(0 days old)", which sent the reader looking for an old
+// refresh that never was.
+func TestDataDatedAfterToday(t *testing.T) {
+	sq := squid.ForTest(t)
+	api := fakeEndOfLife(t)
+	_, sources := fakeTables(t)
+	repo := planProject(t, "http://127.0.0.1:9")
+	dataFile := filepath.Join(repo, compatdata.RepositoryFile)
+	conf := filepath.Join(repo, "updeb.yaml")
+	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ndata: {endoflife-url: %q, sources: %s}\n", sq.URL, api.Template(), sources), 0o644)
+	common := []string{"--config", conf, "--state", filepath.Join(repo, "state"), "--cache", filepath.Join(repo, "cache"), "--recipes", filepath.Join(repo, "recipes")}
+	run := func(args ...string) (int, string, string) { return runUpdeb(append(args, common...)...) }
+	if code, _, stderr := run("data", "refresh", "--write", dataFile); code != 0 {
+		t.Fatalf("refresh --write: exit %d\n%s", code, stderr)
+	}
+	b, _ := os.ReadFile(dataFile)
+	ahead := time.Now().UTC().AddDate(0, 3, 0).Format(time.DateOnly)
+	os.WriteFile(dataFile, regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z`).ReplaceAll(b, []byte(ahead+"T10:00:00Z")), 0o644)
+	sets := filepath.Join(repo, "release-sets.yaml")
+	os.WriteFile(sets, []byte("sets:\n  - name: k136\n    components: {kubernetes: 1.36.0, helm: 3.21.4}\n"), 0o644)
+	for _, args := range [][]string{{"compat", "--set", sets}, {"data", "status"}} {
+		code, stdout, stderr := run(args...)
+		if code != 0 || strings.Contains(stderr, "older than") || strings.Contains(stderr, "days old") ||
+			!strings.Contains(stderr, "support data: repository data file "+dataFile+", as of "+ahead+" (dated after today)") ||
+			!strings.Contains(stderr, "warning: the support data is dated after today") ||
+			!strings.Contains(stderr, "warning: compatibility tables dated after today: helm (as of "+ahead+")") {
+			t.Errorf("%v on data dated %s: exit %d\n%s", args, ahead, code, stderr)
+		}
+		if args[0] == "data" && !strings.Contains(stdout, "helm         repository "+ahead+"     -  ") || strings.Contains(stdout, "days old") {
+			t.Errorf("data status on data dated %s:\n%s", ahead, stdout)
 		}
 	}
 }

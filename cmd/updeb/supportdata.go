@@ -50,25 +50,38 @@ func (g *globalOptions) dataSet(cfg *config.Config, now time.Time, tables bool) 
 	}
 	maxDays := plural.Days(int(cfg.Data.MaxAge().Hours() / 24))
 	g.note("support data: %s", set.EOL.Describe(now))
-	if set.EOL.Stale(now, cfg.Data.MaxAge()) {
+	// Data dated after today is stale too, but not old: the clock that
+	// dated it, or this one, is wrong; "older than 30 days" beside "0 days
+	// old" would send the reader looking for a refresh that never was.
+	clockHint := "the clock of the machine that wrote it, or this one's, is wrong; it counts as stale"
+	switch {
+	case supportdata.AfterToday(set.EOL.Data.AsOf, time.Now()):
+		g.warnf("the support data is dated after today (as of %s; %s): run '%s'", set.EOL.Data.AsOf.Format(time.DateOnly), clockHint, refresh)
+	case set.EOL.Stale(now, cfg.Data.MaxAge()):
 		g.warnf("the support data is older than %s (data: max-age-days:): run '%s'", maxDays, refresh)
 	}
 	if !tables {
 		return set, nil
 	}
 	st := set.Status(now, cfg.Data.MaxAge())[1:]
-	var copies, stale []string
+	var copies, stale, ahead []string
 	for _, t := range st {
 		if !slices.Contains(copies, t.Copy) {
 			copies = append(copies, t.Copy)
 		}
-		if t.Stale {
-			stale = append(stale, fmt.Sprintf("%s (as of %s)", t.Table, t.AsOf.Format(time.DateOnly)))
+		switch table := fmt.Sprintf("%s (as of %s)", t.Table, t.AsOf.Format(time.DateOnly)); {
+		case t.Stale && supportdata.AfterToday(t.AsOf, time.Now()):
+			ahead = append(ahead, table)
+		case t.Stale:
+			stale = append(stale, table)
 		}
 	}
 	g.note("compatibility tables: %s copy ('updeb data status' lists each table's date)", strings.Join(copies, " and "))
 	if len(stale) > 0 {
 		g.warnf("compatibility tables older than %s (data: max-age-days:): %s: run '%s'", maxDays, strings.Join(stale, ", "), refresh)
+	}
+	if len(ahead) > 0 {
+		g.warnf("compatibility tables dated after today: %s (%s): run '%s'", strings.Join(ahead, ", "), clockHint, refresh)
 	}
 	return set, nil
 }

@@ -89,7 +89,8 @@ func (c *Copy) Age(now time.Time) (days int, ok bool) {
 }
 
 // Describe says which copy it is and how old: "bundled copy, as of
-// 2026-08-22 (94 days old)".
+// 2026-08-22 (94 days old)", or "(dated after today)" (as Stale reads the
+// clock's today).
 func (c *Copy) Describe(now time.Time) string {
 	s := "bundled copy"
 	switch {
@@ -99,8 +100,12 @@ func (c *Copy) Describe(now time.Time) string {
 		s = "refreshed copy " + c.Path
 	}
 	days, ok := c.Age(now)
-	if !ok {
+	switch {
+	case !ok:
 		return s + ", of unknown date"
+	case AfterToday(c.Data.AsOf, time.Now()):
+		// Its age would read 0 days: the date is wrong, not recent.
+		return fmt.Sprintf("%s, as of %s (dated after today)", s, c.Data.AsOf.Format(time.DateOnly))
 	}
 	return fmt.Sprintf("%s, as of %s (%s old)", s, c.Data.AsOf.Format(time.DateOnly), plural.Days(days))
 }
