@@ -487,9 +487,15 @@ func (p *parser) sources(n *yaml.Node) map[string][]string {
 		} else if u, ok := p.scalar(v, "data.sources."+k.Value); ok {
 			urls = []string{u}
 		}
-		for _, u := range urls {
+		for i, u := range urls {
 			if err := compatdata.CheckSource(k.Value, u); err != nil {
 				p.At(v, "data.sources.%s: %v", k.Value, err)
+				return
+			}
+			// Fetched twice, its rows would come twice, and the refresh
+			// would blame upstream's page for giving them twice.
+			if slices.Contains(urls[:i], u) {
+				p.At(v.Content[i], "data.sources.%s: %q listed twice", k.Value, u)
 				return
 			}
 		}

@@ -344,6 +344,9 @@ func TestParseBounds(t *testing.T) {
 		{"data: {sources: {calico: https://x.org/calico.mdx}}\n", `c.yaml:1:26: data.sources.calico: "https://x.org/calico.mdx": Calico's supported Kubernetes versions is published per calico minor: the URL needs {minor} where the minor goes`},
 		{"data: {sources: {helm: [ftp://x.org/a]}}\n", `c.yaml:1:24: data.sources.helm: "ftp://x.org/a" is not an acceptable download URL: not an http:// or https:// URL`},
 		{"data: {sources: {helm: []}}\n", `c.yaml:1:24: data.sources.helm: name at least one URL`},
+		// The same URL twice would be fetched twice, and the refresh would
+		// say upstream's page gives each row twice.
+		{"data: {sources: {helm: [https://x.org/a, https://x.org/a]}}\n", `c.yaml:1:42: data.sources.helm: "https://x.org/a" listed twice`},
 		{"data: {sources: {helm: https://x.org/a, helm: https://x.org/b}}\n", `c.yaml:1:41: data.sources: key "helm" given twice`},
 		{"data: {products: [../etc]}\n", `c.yaml:1:19: data.products: "../etc" is not an endoflife.date product name`},
 		{"repo:\n  valid-for: soon\n", `c.yaml:2:14: invalid duration "soon" (want a positive duration like 30s, 2m, 1h)`},
