@@ -105,10 +105,28 @@ func (m *markdown) heading(i int) (level int, text string) {
 	return heading(m.lines[i])
 }
 
-// looksHTML reports a document that starts as an HTML page does.
+// looksHTML reports a document that starts as an HTML page does, after
+// what may come first: an XML declaration (an XHTML error page) and
+// comments (a proxy's or a server's note).
 func looksHTML(b []byte) bool {
-	head := strings.ToLower(string(b[:min(len(b), 64)]))
-	return strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") || strings.HasPrefix(head, "<head") || strings.HasPrefix(head, "<body")
+	head := strings.ToLower(string(b[:min(len(b), 1024)]))
+	for {
+		head = strings.TrimLeft(head, " \t\r\n")
+		prolog := ""
+		switch {
+		case strings.HasPrefix(head, "<?xml"):
+			prolog = "?>"
+		case strings.HasPrefix(head, "<!--"):
+			prolog = "-->"
+		default:
+			return strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") || strings.HasPrefix(head, "<head") || strings.HasPrefix(head, "<body")
+		}
+		end := strings.Index(head, prolog)
+		if end < 0 {
+			return false
+		}
+		head = head[end+len(prolog):]
+	}
 }
 
 // excerpt is the start of b, for messages.

@@ -166,6 +166,13 @@ func TestRefreshThroughSquid(t *testing.T) {
 	}{
 		{"HTML instead of the file", ctrPath, compatsrc.Answer{Body: []byte("<!DOCTYPE html><html><title>Access denied</title></html>")}, compatdata.ErrSource,
 			[]string{"containerd: " + w.up.URL + ctrPath + ": the answer is an HTML page, not the file"}, 0},
+		// An XHTML error page (an XML declaration first) or one that opens
+		// with a comment is an HTML page too, not a page whose layout
+		// changed ("no table with the columns ...: report it").
+		{"XHTML instead of the file", ctrPath, compatsrc.Answer{Body: []byte("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>403 Forbidden</title></head><body>| Kubernetes Version | containerd Version |</body></html>\n")}, compatdata.ErrSource,
+			[]string{"containerd: " + w.up.URL + ctrPath + ": the answer is an HTML page, not the file"}, 0},
+		{"HTML after a comment", ctrPath, compatsrc.Answer{Body: []byte("<!-- proxy: policy 12 -->\n<html><body>Blocked</body></html>\n")}, compatdata.ErrSource,
+			[]string{"containerd: " + w.up.URL + ctrPath + ": the answer is an HTML page, not the file"}, 0},
 		{"truncated", kubeadmPath, compatsrc.Answer{Body: kubeadm[:len(kubeadm)/2]}, compatdata.ErrSource,
 			[]string{"kubeadm-etcd: " + w.up.URL + kubeadmPath + ": not Go source (truncated?)"}, 0},
 		{"a row removed", ctrPath, compatsrc.Answer{Body: edit(ctr, row135, "")}, compatdata.ErrDropped,
