@@ -163,8 +163,9 @@ func DefaultSources(table string) []string {
 }
 
 // CheckSource reports what is wrong with a URL the config names for a table:
-// an unknown table, not an http(s) URL of updeb's grammar, or "{minor}"
-// missing where the table needs it (Calico's and Cilium's are per minor).
+// an unknown table, not an http(s) URL of updeb's grammar, "{minor}"
+// missing where the table needs it (Calico's and Cilium's are per minor),
+// or there where it stands for nothing (a table published as one file).
 func CheckSource(table, url string) error {
 	s := specOf(table)
 	if s == nil {
@@ -173,8 +174,12 @@ func CheckSource(table, url string) error {
 	if _, err := srcurl.Check(strings.ReplaceAll(url, MinorPlaceholder, "1.0")); err != nil {
 		return err
 	}
-	if s.perMinor != "" && s.perMinor != "kubernetes" && !strings.Contains(url, MinorPlaceholder) {
+	switch {
+	case s.perMinor != "" && s.perMinor != "kubernetes" && !strings.Contains(url, MinorPlaceholder):
 		return fmt.Errorf("%q: %s is published per %s minor: the URL needs %s where the minor goes", url, s.what, s.perMinor, MinorPlaceholder)
+	case s.perMinor == "" && strings.Contains(url, MinorPlaceholder):
+		// The refresh would look for cycles of no product to fill it in.
+		return fmt.Errorf("%q: %s is one file, not one per minor: %s stands for nothing there", url, s.what, MinorPlaceholder)
 	}
 	return nil
 }

@@ -347,6 +347,10 @@ func TestParseBounds(t *testing.T) {
 		// The same URL twice would be fetched twice, and the refresh would
 		// say upstream's page gives each row twice.
 		{"data: {sources: {helm: [https://x.org/a, https://x.org/a]}}\n", `c.yaml:1:42: data.sources.helm: "https://x.org/a" listed twice`},
+		// {minor} in the URL of a table published as one file stands for
+		// nothing: the refresh said the end-of-life data had no cycle of
+		// product "" to fetch it for.
+		{"data: {sources: {helm: \"https://x.org/helm-www/{minor}/version_skew.mdx\"}}\n", `c.yaml:1:24: data.sources.helm: "https://x.org/helm-www/{minor}/version_skew.mdx": Helm's version skew table is one file, not one per minor: {minor} stands for nothing there`},
 		{"data: {sources: {helm: https://x.org/a, helm: https://x.org/b}}\n", `c.yaml:1:41: data.sources: key "helm" given twice`},
 		{"data: {products: [../etc]}\n", `c.yaml:1:19: data.products: "../etc" is not an endoflife.date product name`},
 		{"repo:\n  valid-for: soon\n", `c.yaml:2:14: invalid duration "soon" (want a positive duration like 30s, 2m, 1h)`},
