@@ -91,7 +91,7 @@ flag that changes it); nothing given keeps them. A change apt clients refuse (Or
 				if err != nil {
 					return invalidInput(err, "the repository is unchanged; nothing is published when one package is refused")
 				}
-				s, c, err := o.target(path)
+				s, c, err := o.target(path, pkg.SHA256)
 				if err != nil {
 					return err
 				}

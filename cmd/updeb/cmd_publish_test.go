@@ -468,3 +468,49 @@ func TestReadPackageDigest(t *testing.T) {
 		t.Errorf("readPackage: sha256 %q, package %q; want %x, tool", p.SHA256, p.Control.Value("Package"), sum)
 	}
 }
+
+// The record beside a package decides its suite and component only when it
+// is the record of that package: one of an older build of the same version
+// (the recipe has since moved to another suite, the .deb was rebuilt or
+// copied over), or of another package, named other bytes, and publish put
+// the package where that build went, without a word. It is refused, naming
+// both digests; the repository is unchanged.
+func TestPublishRecordOfOtherBytes(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	key := generateKey(t, dir)
+	flags := []string{"--config", "/dev/null", "--repo", filepath.Join(dir, "repo"), "--key", key + ".secret.asc"}
+	runCLIExit(t, 0, append(append([]string{"publish", "--suite", "stable"}, flags...), buildDeb(t, dir, "tool", "1.0-1", "a"))...)
+	before := treeDigests(t, filepath.Join(dir, "repo"))
+	deb := buildDeb(t, dir, "kubectl", "1.36.0-1", "b")
+	data, err := os.ReadFile(deb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := fmt.Sprintf("%x", sha256.Sum256(data))
+	record := func(name, sha256 string) {
+		statement := `{"_type":"https://in-toto.io/Statement/v1","subject":[{"name":"` + name + `","digest":{"sha256":"` + sha256 + `"}}],` +
+			`"predicateType":"https://slsa.dev/provenance/v1","predicate":{"buildDefinition":{"externalParameters":{"suite":"old"}}}}`
+		payload := base64.StdEncoding.EncodeToString([]byte(statement))
+		os.WriteFile(deb+".intoto.json", []byte(`{"payloadType":"application/vnd.in-toto+json","payload":"`+payload+`","signatures":[]}`), 0o644)
+	}
+	older := strings.Repeat("0", 64)
+	for name, subject := range map[string][2]string{
+		"an older build of the same version": {filepath.Base(deb), older},
+		"another package":                    {"tool_1.0-1_amd64.deb", sum},
+	} {
+		record(subject[0], subject[1])
+		_, stderr := runCLIExit(t, exitUsage, append(append([]string{"publish"}, flags...), deb)...)
+		if !strings.Contains(stderr, deb+".intoto.json") || !strings.Contains(stderr, "is not the record of "+filepath.Base(deb)) || !strings.Contains(stderr, "the repository is unchanged") {
+			t.Errorf("%s: %s", name, stderr)
+		}
+		if after := treeDigests(t, filepath.Join(dir, "repo")); !maps.Equal(before, after) {
+			t.Fatalf("%s: publish went on with the record of other bytes", name)
+		}
+	}
+	// Its own record (the sha256 in either case) names the suite.
+	record(filepath.Base(deb), strings.ToUpper(sum))
+	if out, _ := runCLIExit(t, 0, append(append([]string{"publish"}, flags...), deb)...); !strings.Contains(out, "suite old component main") {
+		t.Errorf("publish with the package's own record:\n%s", out)
+	}
+}

@@ -88,7 +88,7 @@ and --component picks one. Every package named is removed, as one generation, or
 			}
 			// the suite as publish finds it; the component named, else the
 			// one that holds each package (repo.Repo.RemoveAll)
-			suite, _, _ := o.target("")
+			suite, _, _ := o.target("", "")
 			sel, err := parseSelectors(args)
 			if err != nil {
 				return err

@@ -22,7 +22,9 @@ import (
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/provenance"
 	"github.com/updeb/updeb/pkg/strictjson"
 )
 
@@ -171,12 +173,14 @@ func nonEmpty(v string) *string {
 // config's, else stable/main. A record whose text cannot be read in one
 // reading (pkg/strictjson: a key twice, keys differing in case; a malformed
 // envelope) is an error, not "no preference": the package would land
-// elsewhere without a word; so is one larger than any record (dsse.MaxSize).
-// One that is no regular file is left unread.
-func (o *repoOptions) target(deb string) (suite, component string, err error) {
+// elsewhere without a word; so is one larger than any record (dsse.MaxSize),
+// and one about other bytes (sha256Hex is the .deb's): an older build's, or
+// another package's, names where that build went. One that is no regular
+// file is left unread.
+func (o *repoOptions) target(deb, sha256Hex string) (suite, component string, err error) {
 	var p recipeTarget
 	if deb != "" && (o.suite == "" || o.component == "") {
-		if p, err = readRecipeTarget(deb + pipeline.ProvenanceSuffix); err != nil {
+		if p, err = readRecipeTarget(deb+pipeline.ProvenanceSuffix, filepath.Base(deb), sha256Hex); err != nil {
 			return "", "", invalidInput(err, "the provenance record beside a package names its recipe's suite and component: build the package again, remove the record, or give --suite and --component; the repository is unchanged")
 		}
 	}
@@ -190,11 +194,13 @@ type recipeTarget struct {
 	Suite     string `json:"suite"`
 }
 
-// readRecipeTarget reads them from the record at path (none: no record).
-func readRecipeTarget(path string) (recipeTarget, error) {
+// readRecipeTarget reads them from the record at path (none: no record) of
+// the package deb (its file name) whose sha256 is sha256Hex.
+func readRecipeTarget(path, deb, sha256Hex string) (recipeTarget, error) {
 	var st struct {
-		PayloadType string `json:"payloadType"` // an envelope dsse.Parse refused
-		Payload     any    `json:"payload"`
+		PayloadType string               `json:"payloadType"` // an envelope dsse.Parse refused
+		Payload     any                  `json:"payload"`
+		Subject     []provenance.Subject `json:"subject"`
 		Predicate   struct {
 			BuildDefinition struct {
 				ExternalParameters recipeTarget `json:"externalParameters"`
@@ -228,7 +234,31 @@ func readRecipeTarget(path string) (recipeTarget, error) {
 	if envErr != nil && (st.PayloadType != "" || st.Payload != nil) {
 		return recipeTarget{}, fmt.Errorf("%s: %w", path, envErr)
 	}
+	if len(st.Subject) > 0 && !aboutPackage(st.Subject, deb, sha256Hex) {
+		var about []string
+		for _, s := range st.Subject {
+			about = append(about, fmt.Sprintf("%s (sha256 %s)", s.Name, first(s.Digest[string(digest.SHA256)], "none")))
+		}
+		return recipeTarget{}, fmt.Errorf("%s is not the record of %s (sha256 %s): it is about %s, another build's",
+			path, deb, sha256Hex, strings.Join(about, ", "))
+	}
 	return st.Predicate.BuildDefinition.ExternalParameters, nil
+}
+
+// aboutPackage reports whether a record's subjects name the package deb
+// with its sha256, as verify-provenance finds it: under its own name or,
+// saved by apt with its epoch, under the pool's.
+func aboutPackage(subjects []provenance.Subject, deb, sha256Hex string) bool {
+	names := []string{deb}
+	if name, ok := withoutAptEpoch(deb); ok {
+		names = append(names, name)
+	}
+	for _, s := range subjects {
+		if slices.Contains(names, s.Name) && strings.EqualFold(s.Digest[string(digest.SHA256)], sha256Hex) {
+			return true
+		}
+	}
+	return false
 }
 
 // open loads the config and the signing keys and returns the repository.
