@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -286,8 +287,9 @@ type DSSESigner struct {
 // SOURCE_DATE_EPOCH). Signatures are made by the key or subkey that can sign
 // at now (the newest signing subkey, as gpg picks: never one that has since
 // expired or been revoked, which a signature dated t would still find valid
-// then), at t, or at that key's creation when it is younger than t (a
-// signature older than its key would be refused by every verifier), so that
+// then), at t, or at that key's creation, or that of the self-signature or
+// binding that makes it valid now, when it is younger than t (a signature
+// older than its key would be refused by every verifier), so that
 // their bytes depend on the data, the key and t only, not on the clock's
 // second. A key that can no longer sign at now (expired, revoked) is refused.
 func (k *Key) DSSE(t, now time.Time) (*DSSESigner, error) {
@@ -299,8 +301,20 @@ func (k *Key) DSSE(t, now time.Time) (*DSSESigner, error) {
 		return nil, err
 	}
 	at := t.Truncate(time.Second) // OpenPGP times are whole seconds
-	if created := signer.PublicKey.CreationTime; created.After(at) {
-		at = created
+	// Nor older than the self-signature, or subkey binding, that makes the
+	// key valid now: extending a key's expiry (gpg --quick-set-expire)
+	// replaces its self-signatures, so a key kept alive by yearly extensions
+	// has none from before the last one; go-crypto and sqv find no valid
+	// key at an older time.
+	valid := []time.Time{signer.PublicKey.CreationTime}
+	if self, _ := k.Entity.PrimarySelfSignature(); self != nil {
+		valid = append(valid, self.CreationTime)
+	}
+	if signer.SelfSignature != nil {
+		valid = append(valid, signer.SelfSignature.CreationTime)
+	}
+	if latest := slices.MaxFunc(valid, time.Time.Compare); latest.After(at) {
+		at = latest
 	}
 	if _, ok := k.Entity.SigningKeyById(at, signer.PublicKey.KeyId); !ok {
 		return nil, fmt.Errorf("%w: %s has no signing key valid at or after %s (%w)", ErrKey, k.Fingerprint(), t.UTC().Format(time.RFC3339), ErrCannotSign)

@@ -364,3 +364,67 @@ func TestSigningSubkeyStubRefused(t *testing.T) {
 		t.Errorf("ClearSign with a stub signing subkey = %v, want ErrKey with %q", err, want)
 	}
 }
+
+// A key whose expiry was extended (gpg --quick-set-expire, as a key that
+// expires each year is kept alive) holds only the self-signature of the
+// extension: gpg replaces the older ones. A record of a release from before
+// the extension was refused ("has no signing key valid at or after" the
+// release date), so such a key signed no record of an older release; it is
+// now dated by that self-signature (or subkey binding), which gpgv, sqv and
+// pkg/verify/openpgp accept. A release after it is dated by the release.
+func TestDSSEWithAnExtendedKey(t *testing.T) {
+	testenv.RequireTool(t, "gpg")
+	testenv.RequireTool(t, "gpgv")
+	testenv.RequireTool(t, "sqv")
+	extended := time.Date(2020, 12, 1, 0, 0, 0, 0, time.UTC)
+	for _, subkey := range []bool{false, true} {
+		s := pgptest.NewSigner(t)
+		usage := "sign"
+		if subkey {
+			usage = "cert"
+		}
+		s.GPG("--faked-system-time=20200101T000000!", "--quick-gen-key", "P <p@example.org>", "ed25519", usage, "1y")
+		fpr := strings.TrimSuffix(strings.Fields(strings.Split(s.GPG("--with-colons", "--list-keys", "<p@example.org>"), "fpr:::::::::")[1])[0], ":")
+		if subkey {
+			s.GPG("--faked-system-time=20200101T000100!", "--quick-add-key", fpr, "ed25519", "sign", "1y")
+		}
+		s.GPG("--faked-system-time=20201201T000000!", "--quick-set-expire", fpr, "2030-01-01")
+		if subkey {
+			s.GPG("--faked-system-time=20201201T000000!", "--quick-set-expire", fpr, "2030-01-01", "*")
+		}
+		k, err := signkey.Read(strings.NewReader(s.GPG("--armor", "--export-secret-keys", fpr)), "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub := s.GPG("--export", fpr)
+		kr, err := verifypgp.ParseKeyring(strings.NewReader(pub), "pub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		pae := []byte("DSSEv1 28 application/vnd.in-toto+json 2 {}")
+		os.WriteFile(filepath.Join(dir, "pae"), pae, 0o644)
+		os.WriteFile(filepath.Join(dir, "pub.gpg"), []byte(pub), 0o644)
+		now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+		for _, tc := range []struct{ release, was time.Time }{
+			{time.Date(2020, 6, 1, 0, 0, 0, 0, time.UTC), extended},
+			{time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)},
+		} {
+			d, err := k.DSSE(tc.release, now)
+			if err != nil {
+				t.Fatalf("subkey %v: a record of the release of %s: %v", subkey, tc.release.Format(time.DateOnly), err)
+			}
+			sig, err := d.Sign(pae)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := verifypgp.VerifyDetached(kr, verifypgp.Policy{Now: now}, bytes.NewReader(sig), bytes.NewReader(pae))
+			if err != nil || !res.Created.Equal(tc.was) {
+				t.Fatalf("subkey %v: release of %s: %+v, %v; want a good signature made %s", subkey, tc.release.Format(time.DateOnly), res, err, tc.was)
+			}
+			os.WriteFile(filepath.Join(dir, "sig"), sig, 0o644)
+			testenv.Run(t, "gpgv", "--keyring", filepath.Join(dir, "pub.gpg"), filepath.Join(dir, "sig"), filepath.Join(dir, "pae"))
+			testenv.Run(t, "sqv", "--keyring", filepath.Join(dir, "pub.gpg"), filepath.Join(dir, "sig"), filepath.Join(dir, "pae"))
+		}
+	}
+}
