@@ -38,7 +38,8 @@ func (s *Statement) Envelope(signers ...dsse.Signer) (*dsse.Envelope, error) {
 
 // FromEnvelope decodes the statement in e's payload. The signature is not
 // checked here (see Verify). Unknown fields are kept out of the statement
-// but are no error, so that older readers accept newer records.
+// but are no error, so that older readers accept newer records; a build
+// type or builder other than updeb's is (ErrRecord).
 func FromEnvelope(e *dsse.Envelope) (*Statement, error) {
 	if e.PayloadType != PayloadType {
 		return nil, fmt.Errorf("%w: payload type %q, want %q", ErrRecord, e.PayloadType, PayloadType)
@@ -57,6 +58,13 @@ func FromEnvelope(e *dsse.Envelope) (*Statement, error) {
 		return nil, fmt.Errorf("%w: predicate type %q, want %q", ErrRecord, st.PredicateType, PredicateType)
 	case len(st.Subject) == 0:
 		return nil, fmt.Errorf("%w: no subject", ErrRecord)
+	// Another builder's provenance, or another kind of build's, gives its
+	// parameters other meanings: SLSA's verifiers refuse a buildType or
+	// builder they do not expect, even signed by a key they trust.
+	case st.Predicate.BuildDefinition.BuildType != BuildType:
+		return nil, fmt.Errorf("%w: build type %q, want updeb's %q", ErrRecord, st.Predicate.BuildDefinition.BuildType, BuildType)
+	case st.Predicate.RunDetails.Builder.ID != BuilderID:
+		return nil, fmt.Errorf("%w: builder %q, want updeb's %q", ErrRecord, st.Predicate.RunDetails.Builder.ID, BuilderID)
 	}
 	// One subject per name: with a name twice, readers that take the first,
 	// the last or every entry of that name read different digests.

@@ -138,6 +138,27 @@ func TestVerify(t *testing.T) {
 	if _, err := Verify(e, kr, pol, debName, debSHA); !errors.Is(err, ErrRecord) {
 		t.Fatalf("a broken payload: %v", err)
 	}
+	// A SLSA provenance of this package's bytes, signed by the trusted key,
+	// made by another builder or another kind of build (a keyring of
+	// builders whose keys sign other provenance too) was taken for updeb's,
+	// and its parameters read as recipe, version and architecture ("built
+	// <nil> <nil> for <nil>"): SLSA's verifier checks the buildType, and the
+	// builder, against what it expects, and refuses others.
+	for _, tc := range []struct{ buildType, builder, want string }{
+		{"https://actions.github.io/buildtypes/workflow/v1", BuilderID, `build type "https://actions.github.io/buildtypes/workflow/v1"`},
+		{BuildType, "https://github.com/actions/runner/github-hosted", `builder "https://github.com/actions/runner/github-hosted"`},
+	} {
+		st := New(sample(0))
+		st.Predicate.BuildDefinition.BuildType = tc.buildType
+		st.Predicate.RunDetails.Builder.ID = tc.builder
+		e, err := st.Envelope(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Verify(e, kr, pol, debName, debSHA); !errors.Is(err, ErrRecord) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("a record of %s by %s: %v, want %v with %q", tc.buildType, tc.builder, err, ErrRecord, tc.want)
+		}
+	}
 }
 
 // gpg, an independent signer, makes the signature over the PAE that
