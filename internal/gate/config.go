@@ -1,22 +1,25 @@
 package gate
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/internal/yamlfile"
 )
 
 // TrustedRootReview compares the Sigstore trusted root in effect (file: the
@@ -71,14 +74,25 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 	if f == nil || err != nil {
 		return nil, err
 	}
-	now, err := config.Parse(f.abs, f.now)
+	// At most yamlfile's bound, past which Parse refuses a config.
+	data, err := yamlfile.ReadFile(f.path, 0)
+	if err != nil {
+		return nil, err
+	}
+	now, err := config.Parse(f.abs, data)
 	if err != nil {
 		return nil, err
 	}
 	var old *config.Config
 	if f.known {
+		var was []byte
+		if f.oid != "" {
+			if was, err = b.git(ctx, f.top, "cat-file", "blob", f.oid); err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrBase, err)
+			}
+		}
 		// Read under the same name, so that relative paths resolve alike.
-		if old, err = config.Parse(f.abs, f.old); err != nil {
+		if old, err = config.Parse(f.abs, was); err != nil {
 			return nil, fmt.Errorf("%w: %s at %s: %v", ErrBase, f.rel, b.Rev, err)
 		}
 	} else if old, err = config.Load("", fallback...); err != nil {
@@ -386,10 +400,56 @@ func (b *Base) changedFile(ctx context.Context, dir, file string) (*repoFile, st
 		return nil, "", err
 	case !f.known:
 		return f, "new", nil
-	case !bytes.Equal(f.old, f.now):
+	}
+	same, err := b.sameAsBase(ctx, f)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case !same:
 		return f, "changed", nil
 	}
 	return f, "", nil
+}
+
+// sameAsBase reports whether the working tree's file f holds the bytes of
+// the base's, read side by side as streams: neither is held whole (a TUF
+// root of 3 GB in the change made verify --base hold 3 GB), and one of
+// another size is not read at all.
+func (b *Base) sameAsBase(ctx context.Context, f *repoFile) (bool, error) {
+	file, fi, err := confined.OpenFile(f.path)
+	if err != nil {
+		return false, err
+	}
+	defer file.Close()
+	if f.oid == "" {
+		return fi.Size() == 0, nil // a link of the base that reaches nothing: no bytes
+	}
+	size, err := b.git(ctx, f.top, "cat-file", "-s", f.oid)
+	if err != nil {
+		return false, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	if strings.TrimSpace(string(size)) != strconv.FormatInt(fi.Size(), 10) {
+		return false, nil
+	}
+	// At the first byte that differs the pipe is closed, and git stops on
+	// it: its error then says nothing of the base.
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := b.gitTo(ctx, f.top, nil, pw, "cat-file", "blob", f.oid)
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	same, err := sameStreams(file, pr)
+	pr.Close()
+	gitErr := <-done
+	switch {
+	case err == nil && !same:
+		return false, nil
+	case gitErr != nil:
+		return false, fmt.Errorf("%w: %v", ErrBase, gitErr)
+	}
+	return same, err
 }
 
 // setting is one setting of the config as a review names it.
@@ -494,11 +554,13 @@ func repoPath(top, p string) []string {
 // at its place.
 type repoFile struct {
 	abs, rel string // rel: relative to the repository's top folder, with slashes
-	now, old []byte
-	known    bool // the base revision has the file
+	path     string // the file as the working tree reads it, through its links
+	top      string // the repository's top folder
+	oid      string // the base's blob ("" when it has none)
+	known    bool   // the base revision has the file
 }
 
-// repoFile reads file, and the same path at the base revision, when file
+// repoFile finds file, and the same path at the base revision, when file
 // lies inside the git repository of dir; nil when it lies outside (a link
 // out of it too, unless the link replaces what the base has there, or,
 // with newLinks, is new: linkedOut): the change under review cannot have
@@ -525,19 +587,9 @@ func (b *Base) repoFile(ctx context.Context, dir, file string, newLinks bool) (*
 			return nil, err
 		}
 	}
-	f := &repoFile{abs: filepath.Join(top, rel), rel: filepath.ToSlash(rel)}
-	if f.now, err = os.ReadFile(abs); err != nil {
+	f := &repoFile{abs: filepath.Join(top, rel), rel: filepath.ToSlash(rel), path: abs, top: top}
+	if f.oid, f.known, err = b.reach(ctx, top, f.rel); err != nil {
 		return nil, err
-	}
-	oid, known, err := b.reach(ctx, top, f.rel)
-	if err != nil {
-		return nil, err
-	}
-	if f.known = known; oid == "" {
-		return f, nil
-	}
-	if f.old, err = b.git(ctx, top, "cat-file", "blob", oid); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}
 	return f, nil
 }

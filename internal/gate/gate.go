@@ -513,6 +513,12 @@ func sameBytes(a, b string) (bool, error) {
 		return false, err
 	}
 	defer fb.Close()
+	return sameStreams(fa, fb)
+}
+
+// sameStreams reports whether fa and fb hold the same bytes, reading both
+// to the first that differs.
+func sameStreams(fa, fb io.Reader) (bool, error) {
 	bufA, bufB := make([]byte, 64<<10), make([]byte, 64<<10)
 	for {
 		na, errA := io.ReadFull(fa, bufA)

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -1703,5 +1704,27 @@ func TestConfigReviewRelease(t *testing.T) {
 	}
 	if err != nil || !slices.Equal(settings, []string{"repo.origin", "repo.valid-for"}) {
 		t.Errorf("valid-for dropped, origin changed: %q %v", settings, err)
+	}
+}
+
+// TestConfigReviewHugeFile: a file of the change the review compares (here
+// the TUF root, which verify never loads itself) is read as a stream beside
+// the base's, never held whole: a TUF root of 3 GB (sparse) made verify
+// --base hold 3 GB. One GiB here; what the review allocates stays far
+// below it, and the file is still flagged.
+func TestConfigReviewHugeFile(t *testing.T) {
+	dir, _, b := committed(t, map[string]string{"updeb.yaml": "sigstore: {tuf-root: certs/tuf-root.json}\n", "certs/tuf-root.json": `{"signed": {}}`})
+	if err := os.Truncate(filepath.Join(dir, "certs", "tuf-root.json"), 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	items, err := b.ConfigReview(context.Background(), dir, filepath.Join(dir, "updeb.yaml"))
+	runtime.ReadMemStats(&after)
+	if err != nil || len(items) != 1 || items[0].Subject != "certs/tuf-root.json" {
+		t.Errorf("a TUF root of 1 GiB: %+v %v", items, err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+		t.Errorf("the review of a TUF root of 1 GiB allocated %d bytes", n)
 	}
 }
