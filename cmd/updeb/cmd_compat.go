@@ -106,7 +106,7 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "")
 	}
 	if format == compat.FormatHTML && rs != nil {
-		p, err := plan.Make(rs, data.EOL, plan.Options{Now: now, Tables: data.Tables})
+		p, err := plan.Make(cmd.Context(), rs, data.EOL, plan.Options{Now: now, Tables: data.Tables})
 		if err != nil {
 			return err
 		}

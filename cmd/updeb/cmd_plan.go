@@ -194,14 +194,15 @@ func makePlan(cmd *cobra.Command, g *globalOptions, s *session, tf *trackFlags, 
 			return c, err
 		}
 	}
-	p, err := plan.Make(s.recipes, data.EOL, po)
-	if err != nil {
-		return nil, nil, nil, invalidInput(err, "fix the release set file (updeb compat checks it)")
-	}
+	p, err := plan.Make(cmd.Context(), s.recipes, data.EOL, po)
 	// A signal while the releases were listed left the later recipes'
-	// newest "unknown": no such plan is printed, applied or reported.
+	// newest "unknown", and one while the release sets were evaluated
+	// stopped Make: no such plan is printed, applied or reported.
 	if err := cmd.Context().Err(); err != nil {
 		return nil, nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, nil, invalidInput(err, "fix the release set file (updeb compat checks it)")
 	}
 	return p, data, errs, nil
 }

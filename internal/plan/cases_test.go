@@ -19,7 +19,7 @@ import (
 
 // TestJSONKeys: the JSON form has its schema name and snake_case keys only.
 func TestJSONKeys(t *testing.T) {
-	p, err := Make(trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, today, watch))
+	p, err := Make(t.Context(), trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, today, watch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func one(t *testing.T, rs []*recipe.Recipe, sets string, newest map[string][2]st
 			return &track.Candidates{InTrack: track.Release{Version: n[0]}, Latest: track.Release{Version: n[1]}}, nil
 		}
 	}
-	p, err := Make(rs, &supportdata.Copy{Data: data}, o)
+	p, err := Make(t.Context(), rs, &supportdata.Copy{Data: data}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestWithdrawn(t *testing.T) {
 		cur := track.Release{Version: r.Version}
 		return &track.Candidates{Current: r.Version, InTrack: cur, Latest: cur, Withdrawn: "helm 3.21.4 (tag v3.21.4): no such release of helm/helm any more"}, nil
 	}}
-	p, err := Make(rs, &supportdata.Copy{Data: data}, o)
+	p, err := Make(t.Context(), rs, &supportdata.Copy{Data: data}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func cyclesData(t *testing.T, cycles ...supportdata.Cycle) *supportdata.Data {
 // kindCommands makes the plan of rs and returns its actions as "KIND COMMAND".
 func kindCommands(t *testing.T, rs []*recipe.Recipe, data *supportdata.Data, o Options) []string {
 	t.Helper()
-	p, err := Make(rs, &supportdata.Copy{Data: data}, o)
+	p, err := Make(t.Context(), rs, &supportdata.Copy{Data: data}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,14 +261,14 @@ func TestRefusedSets(t *testing.T) {
 	data, _ := supportdata.New("Source: t", nil)
 	rs := []*recipe.Recipe{{Path: "r/helm.yaml", Name: "helm", Version: "3.21.4"}}
 	for _, sets := range []string{"sets: [\n", "sets:\n  - name: a\n    components: {kubernetes: recipe:kubernetes-1.99}\n"} {
-		if _, err := Make(rs, &supportdata.Copy{Data: data}, Options{Now: today, Sets: []byte(sets), SetsFile: "s.yaml"}); err == nil || !strings.Contains(err.Error(), "s.yaml") {
+		if _, err := Make(t.Context(), rs, &supportdata.Copy{Data: data}, Options{Now: today, Sets: []byte(sets), SetsFile: "s.yaml"}); err == nil || !strings.Contains(err.Error(), "s.yaml") {
 			t.Errorf("%q: %v", sets, err)
 		}
 	}
 }
 
 func TestHTMLSection(t *testing.T) {
-	p, err := Make(trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, today, watch))
+	p, err := Make(t.Context(), trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, today, watch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestHTMLSection(t *testing.T) {
 // 2026-11-10 Kubernetes 1.37 (released 2026-11-18 in the fixture's data) is
 // nothing to add offline, and Calico 3.32 (2026-11-10) is a move.
 func TestUnreleasedCycles(t *testing.T) {
-	p, err := Make(trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, time.Date(2026, 11, 10, 15, 0, 0, 0, time.UTC), nil))
+	p, err := Make(t.Context(), trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, time.Date(2026, 11, 10, 15, 0, 0, 0, time.UTC), nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -60,7 +61,7 @@ type verdicts struct {
 // (a bump or retire of a recipe that no Kubernetes binary's verdicts depend
 // on) is evaluated on the components whose verdicts it can change only, so
 // that a plan of n actions on n recipes costs about n steps, not n².
-func effects(p *Plan, rs []*recipe.Recipe, data *supportdata.Data, o Options) error {
+func effects(ctx context.Context, p *Plan, rs []*recipe.Recipe, data *supportdata.Data, o Options) error {
 	file := o.SetsFile
 	if file == "" {
 		file = "release-sets.yaml"
@@ -82,6 +83,10 @@ func effects(p *Plan, rs []*recipe.Recipe, data *supportdata.Data, o Options) er
 	cur, fresh := before, true // fresh: cur is the world's verdicts (not stale after an action played in place)
 	var ix *index
 	for i := range p.Actions {
+		// Each action is a step, an evaluation of every set at most.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		a := &p.Actions[i]
 		if ix == nil {
 			ix = w.index()
@@ -108,6 +113,9 @@ func effects(p *Plan, rs []*recipe.Recipe, data *supportdata.Data, o Options) er
 		}
 		a.Sets = diff(cur, after)
 		w, cur, ix = next, after, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if !fresh {
 		if cur, err = w.evaluate(file, data, o, nil); err != nil {

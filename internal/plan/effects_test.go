@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/trackingfixture"
 	"github.com/updeb/updeb/internal/track"
 )
 
@@ -101,7 +104,7 @@ func TestEffectsPlayedInPlace(t *testing.T) {
 		t.Helper()
 		fullWay = full
 		defer func() { fullWay = false }()
-		p, err := Make(rs, data, o)
+		p, err := Make(t.Context(), rs, data, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,11 +138,24 @@ func TestEffectsPlayedInPlace(t *testing.T) {
 // test's).
 func TestEffectsManyActions(t *testing.T) {
 	rs, data, o := manyActions(t, 300, false)
-	p, err := Make(rs, data, o)
+	p, err := Make(t.Context(), rs, data, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Actions) < 300 {
 		t.Fatalf("%d actions", len(p.Actions))
+	}
+}
+
+// TestMakeStops: Make stops on its context's end (a signal) between the
+// evaluations of the release sets, each of which takes a second for a file
+// of thousands of sets: plan ran every action's to the end, and a SIGTERM
+// to plan of a 600 KB release-sets.yaml (6,000 sets) took 7 s to end it.
+func TestMakeStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	p, err := Make(ctx, trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, today, watch))
+	if !errors.Is(err, context.Canceled) || p != nil {
+		t.Errorf("Make under a context that is done: a plan (%t), %v", p != nil, err)
 	}
 }

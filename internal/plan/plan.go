@@ -16,6 +16,7 @@ package plan
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -197,8 +198,10 @@ type Options struct {
 }
 
 // Make computes the plan of every recipe of rs. It fails only when the
-// release set file does not parse or names recipes that do not exist.
-func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) (*Plan, error) {
+// release set file does not parse or names recipes that do not exist, or
+// when ctx is done (a signal): the release sets are evaluated again after
+// each action, which takes seconds for a file of thousands of sets.
+func Make(ctx context.Context, rs []*recipe.Recipe, data *supportdata.Copy, o Options) (*Plan, error) {
 	p := &Plan{Schema: Schema, Now: o.Now.UTC().Format(time.DateOnly), NewestFrom: FromData, Components: []Component{}, Sets: []Set{}, Actions: []Action{}, SetsFile: o.SetsFile}
 	if o.Newest != nil {
 		p.NewestFrom = FromWatch
@@ -223,7 +226,7 @@ func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) (*Plan, error)
 	acts = append(acts, setAdds(names, byComponent, rs, data.Data, o)...)
 	p.Actions = order(acts)
 	if o.Sets != nil {
-		if err := effects(p, rs, data.Data, o); err != nil {
+		if err := effects(ctx, p, rs, data.Data, o); err != nil {
 			return nil, err
 		}
 	}

@@ -115,7 +115,7 @@ func TestGolden(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Make(rs, data, tc.o)
+			p, err := Make(t.Context(), rs, data, tc.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,7 +291,7 @@ func TestOfflineCyclesOldestFirst(t *testing.T) {
 	}
 	actions := func(d *supportdata.Data) string {
 		t.Helper()
-		p, err := Make(rs, &supportdata.Copy{Data: d}, fixtureOptions(t, today, nil))
+		p, err := Make(t.Context(), rs, &supportdata.Copy{Data: d}, fixtureOptions(t, today, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +322,7 @@ func TestRetireDayWithoutEOLDate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := Make(rs, &supportdata.Copy{Data: data}, fixtureOptions(t, now, nil))
+		p, err := Make(t.Context(), rs, &supportdata.Copy{Data: data}, fixtureOptions(t, now, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,7 +370,7 @@ func TestMarkTheDataContradicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Make(rs, &supportdata.Copy{Data: data}, fixtureOptions(t, today, nil))
+	p, err := Make(t.Context(), rs, &supportdata.Copy{Data: data}, fixtureOptions(t, today, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func TestAddCycleNamedOtherwise(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := Make(rs, &supportdata.Copy{Data: d}, fixtureOptions(t, today, newest))
+			p, err := Make(t.Context(), rs, &supportdata.Copy{Data: d}, fixtureOptions(t, today, newest))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -467,7 +467,7 @@ func TestOfflinePrereleaseLatest(t *testing.T) {
 				r.Watch.Prereleases = followed
 			}
 		}
-		p, err := Make(rs, &supportdata.Copy{Data: d}, fixtureOptions(t, today, nil))
+		p, err := Make(t.Context(), rs, &supportdata.Copy{Data: d}, fixtureOptions(t, today, nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,7 +48,7 @@ func fixtureReport(t *testing.T, withRepo bool) *Report {
 	}
 	copyOf := &supportdata.Copy{Data: data, Path: "/var/lib/updeb/support/eol.yaml"}
 	text := trackingfixture.Sets(t)
-	p, err := plan.Make(rs, copyOf, plan.Options{Now: now, Sets: text, SetsFile: "release-sets.yaml"})
+	p, err := plan.Make(t.Context(), rs, copyOf, plan.Options{Now: now, Sets: text, SetsFile: "release-sets.yaml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -884,7 +884,7 @@ func noSetsReport(t *testing.T) *Report {
 		t.Fatal(err)
 	}
 	copyOf := &supportdata.Copy{Data: data}
-	p, err := plan.Make(rs, copyOf, plan.Options{Now: now})
+	p, err := plan.Make(t.Context(), rs, copyOf, plan.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
