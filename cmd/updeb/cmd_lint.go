@@ -45,7 +45,7 @@ alone exit 0.`,
   updeb lint --recipes testdata/demo/recipes --json
   updeb lint ./my/new.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := resolveRecipes(g, args)
+			paths, err := resolveRecipes(cmd.Context(), g, args)
 			if err != nil {
 				return err
 			}

@@ -181,14 +181,14 @@ func (g *globalOptions) completeRecipes(_ *cobra.Command, args []string, word st
 
 // completeArches completes --arch with the architectures of the recipes
 // named on the line (of every recipe when none is).
-func (g *globalOptions) completeArches(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+func (g *globalOptions) completeArches(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 	names := args
 	if len(names) == 0 {
 		names = recipeNames(g.recipesDir)
 	}
 	seen := map[string]bool{}
 	for _, n := range names {
-		paths, err := resolveRecipes(g, []string{n})
+		paths, err := resolveRecipes(cmd.Context(), g, []string{n})
 		if err != nil {
 			continue
 		}

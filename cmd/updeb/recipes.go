@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/updeb/updeb/internal/dirglob"
 	"github.com/updeb/updeb/internal/recipe"
@@ -17,8 +17,10 @@ import (
 // resolveRecipes turns RECIPE arguments into recipe file paths: a bare name
 // ("helm") is recipes/helm.yaml in the --recipes folder, anything with a path
 // separator or a .yaml/.yml suffix is a path. No arguments means every recipe
-// in the folder, sorted. A missing recipe is a usage error (exit 2).
-func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
+// in the folder, sorted. A missing recipe is a usage error (exit 2). A
+// signal (ctx done) ends it between arguments: a shell's glob can give
+// tens of thousands.
+func resolveRecipes(ctx context.Context, g *globalOptions, args []string) ([]string, error) {
 	dir := g.recipesDir
 	if dir == "" {
 		dir = "recipes"
@@ -40,10 +42,16 @@ func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
 		return paths, nil
 	}
 	var (
-		out  []string
-		seen []os.FileInfo // a recipe named twice (helm helm, ./recipes/helm.yaml) is one recipe
+		out []string
+		// A recipe named twice (helm helm, ./recipes/helm.yaml) is one
+		// recipe: its file is known by device and inode, not compared with
+		// every file before it (60,000 arguments took 8 s).
+		seen = map[[2]uint64]bool{}
 	)
 	for _, a := range args {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		p := a
 		if !strings.ContainsRune(a, os.PathSeparator) && !strings.HasSuffix(a, ".yaml") && !strings.HasSuffix(a, ".yml") {
 			p = filepath.Join(dir, a+".yaml")
@@ -59,11 +67,11 @@ func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
 			}
 			return nil, invalidInput(fmt.Errorf("recipe %q: %s is not a recipe file", a, p), hint)
 		}
-		if slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, fi) }) {
-			continue
+		st := fi.Sys().(*syscall.Stat_t)
+		if id := [2]uint64{st.Dev, st.Ino}; !seen[id] {
+			seen[id] = true
+			out = append(out, p)
 		}
-		seen = append(seen, fi)
-		out = append(out, p)
 	}
 	return out, nil
 }
@@ -120,7 +128,7 @@ func loadRecipes(ctx context.Context, g *globalOptions, args []string) ([]*recip
 
 // loadRecipesWith is loadRecipes loading with lo.
 func loadRecipesWith(ctx context.Context, g *globalOptions, args []string, lo recipe.LoadOptions) ([]*recipe.Recipe, error) {
-	paths, err := resolveRecipes(g, args)
+	paths, err := resolveRecipes(ctx, g, args)
 	if err != nil {
 		return nil, err
 	}
