@@ -164,6 +164,8 @@ func hostileDebs(t testing.TB) []hostileCase {
 			stricter: "dpkg installs the file as no conffile (its status says newconffile), so an upgrade replaces the administrator's changes without a word"},
 		{name: "conffiles-twice", data: withConffiles(t, "/usr/share/hostile/file\n/usr/share/hostile/file\n"), want: "is listed twice",
 			stricter: "dpkg records it twice"},
+		{name: "ok-conffiles-longest-line", data: withLongConffile(t, MaxConffileLine), accept: true},
+		{name: "conffiles-line-too-long", data: withLongConffile(t, MaxConffileLine+1), want: "is 997 bytes long, and dpkg -i refuses a line of more than 996"},
 
 		// The control file.
 		{name: "field-1MiB", data: withControl(t, setField("X-Big", huge)), want: `(the field "X-Big" alone has 1048584), more than the 262144 a control file may have`,
@@ -395,6 +397,20 @@ func oldFormatDeb(t testing.TB, control, data []byte) []byte {
 // withTriggers is a valid .deb whose control.tar holds triggers.
 func withTriggers(t testing.TB, triggers string) []byte {
 	return hdeb(t, hCtlTar(hostileControl, tent{name: "./triggers", data: []byte(triggers)}), buildTar(false, dataEntries()...))
+}
+
+// withLongConffile is a valid .deb whose one conffile, in folders of its
+// own, has a path of n bytes (n > 300).
+func withLongConffile(t testing.TB, n int) []byte {
+	entries := dataEntries()
+	dir := "/usr/share/hostile"
+	for len(dir)+1+200 < n-50 {
+		dir += "/" + strings.Repeat("d", 200)
+		entries = append(entries, tent{name: "." + dir + "/", typ: tarDir})
+	}
+	conf := dir + "/" + strings.Repeat("c", n-len(dir)-1)
+	entries = append(entries, tent{name: "." + conf, data: []byte("x\n")})
+	return hdeb(t, hCtlTar(hostileControl, tent{name: "./conffiles", data: []byte(conf + "\n")}), buildTar(false, entries...))
 }
 
 // withConffiles is a valid .deb whose control.tar holds conffiles.

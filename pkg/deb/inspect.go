@@ -571,9 +571,9 @@ const conffileFlagRemove = "remove-on-upgrade"
 // name a line, trailing whitespace ignored, blank lines skipped, a final
 // newline, an optional flag before the name ("remove-on-upgrade /etc/x";
 // any other flag, an empty one from a leading space included, is refused),
-// and an absolute name. Stricter: the name is clean (no "." or ".."
-// component, no "//" or trailing "/"), as dpkg's database and md5sums
-// record it, and listed once.
+// and an absolute name, on a line of at most MaxConffileLine bytes.
+// Stricter: the name is clean (no "." or ".." component, no "//" or
+// trailing "/"), as dpkg's database and md5sums record it, and listed once.
 func parseConffiles(content []byte) ([]conffile, error) {
 	lines, err := controlLines("conffiles", "dpkg", content)
 	if err != nil {
@@ -582,6 +582,9 @@ func parseConffiles(content []byte) ([]conffile, error) {
 	var out []conffile
 	seen := map[string]bool{}
 	for i, l := range lines {
+		if len(l) > MaxConffileLine {
+			return nil, malformed("conffiles line %d: %q is %d bytes long, and dpkg -i refuses a line of more than %d (\"conffile name ... is too long\")", i+1, shorten(l), len(l), MaxConffileLine)
+		}
 		l = strings.TrimRight(l, " \t\r\v\f")
 		if l == "" {
 			continue

@@ -209,10 +209,21 @@ const (
 func PathLengthProblem(p string) string { return lengthProblem(p, "unpacks it as", ".dpkg-new") }
 
 // ConffileLengthProblem is PathLengthProblem for a conffile: why dpkg
-// cannot keep the package's version of p beside a changed one, or "".
+// cannot read p in DEBIAN/conffiles (MaxConffileLine) or keep the
+// package's version of p beside a changed one, or "".
 func ConffileLengthProblem(p string) string {
+	if len(p) > MaxConffileLine {
+		return fmt.Sprintf("is %d bytes long: dpkg -i reads a line of DEBIAN/conffiles into %d bytes, its newline included, and refuses a longer one (\"conffile name ... is too long\"), so at most %d", len(p), MaxConffileLine+1, MaxConffileLine)
+	}
 	return lengthProblem(p, "keeps the package's version of a changed conffile as", ".dpkg-dist")
 }
+
+// MaxConffileLine is the longest line of DEBIAN/conffiles dpkg -i takes,
+// without its newline: deb_parse_conffiles reads it with fgets into 998
+// bytes (MAXCONFFILENAME less 2), the NUL included, and refuses a line
+// that does not end there (measured with dpkg 1.21: 996 installs, 997 is
+// refused, where dpkg-deb --build takes up to 999).
+const MaxConffileLine = 996
 
 // lengthProblem is why dpkg cannot write p with suffix added, as it does
 // ("unpacks it as" and the like), or "".

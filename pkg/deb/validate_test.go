@@ -81,6 +81,10 @@ func TestValidation(t *testing.T) {
 			p.Entries[1].Path = "/etc/sample/" + strings.Repeat("c", MaxName)
 			p.Conffiles = []string{p.Entries[1].Path}
 		}, `has a name of 246 bytes: dpkg keeps the package's version of a changed conffile as NAME.dpkg-dist, which must fit in a file name (255 bytes), so at most 245`},
+		{"conffile line too long for dpkg -i", func(p *Package) {
+			p.Entries[1].Path = strings.Repeat("/"+strings.Repeat("e", 199), 4) + "/" + strings.Repeat("c", MaxConffileLine-800)
+			p.Conffiles = []string{p.Entries[1].Path}
+		}, `is 997 bytes long: dpkg -i reads a line of DEBIAN/conffiles into 997 bytes, its newline included, and refuses a longer one ("conffile name ... is too long"), so at most 996`},
 		{"dpkg's backup name", func(p *Package) { p.Entries = append(p.Entries, fileEntry("/usr/bin/sample.dpkg-tmp", 0, "")) }, `entry "/usr/bin/sample.dpkg-tmp": dpkg deletes PATH.dpkg-tmp, and all inside it, for each PATH of a package it unpacked (its backup of what PATH replaced), and the package has "/usr/bin/sample": rename it`},
 		{"dpkg's backup name of a folder", func(p *Package) { p.Entries = append(p.Entries, fileEntry("/usr/lib.dpkg-tmp/x", 0, "")) }, `entry "/usr/lib.dpkg-tmp": dpkg deletes PATH.dpkg-tmp`},
 		{"conffile CR", func(p *Package) {
