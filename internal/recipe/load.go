@@ -231,9 +231,9 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 				switch {
 				case err != nil:
 					d.at(v, "release-date: %q is neither YYYY-MM-DD nor RFC 3339 (2006-01-02T15:04:05Z)", s)
-				case t.Unix() <= 0:
+				case t.Before(deb.AncientBefore):
 					// pkg/deb refuses such a SourceDateEpoch: lint must not pass what no build can package.
-					d.at(v, "release-date: %q is not after 1970-01-01T00:00:00Z: every file of the package is dated by it, and a file of 1970 or before is an ancient file to dpkg and lintian", s)
+					d.at(v, "release-date: %q is before 1976: every file of the package is dated by it, and lintian reports a file dated 1975 or before as ancient (package-contains-ancient-file, an error)", s)
 				case t.After(maxReleaseDate):
 					d.at(v, "release-date: %q is after %s, the last second an OpenPGP signature (the provenance record's) can be dated by", s, maxReleaseDate.Format(time.RFC3339))
 				}

@@ -212,9 +212,11 @@ func TestLoadErrors(t *testing.T) {
 		// release date: pkg/deb refuses one at or before the Unix epoch, and an
 		// OpenPGP creation time past 2106 wrapped around to 2063.
 		{"release date at the Unix epoch", []edit{{"release-date: 2025-01-02", "release-date: 1970-01-01"}},
-			[]string{"recipes/x.yaml:3:15: release-date: \"1970-01-01\" is not after 1970-01-01T00:00:00Z: every file of the package is dated by it, and a file of 1970 or before is an ancient file to dpkg and lintian"}},
+			[]string{"recipes/x.yaml:3:15: release-date: \"1970-01-01\" is before 1976: every file of the package is dated by it, and lintian reports a file dated 1975 or before as ancient (package-contains-ancient-file, an error)"}},
+		{"release date in 1975", []edit{{"release-date: 2025-01-02", "release-date: 1975-12-31T23:59:59Z"}},
+			[]string{"recipes/x.yaml:3:15: release-date: \"1975-12-31T23:59:59Z\" is before 1976: every file of the package is dated by it, and lintian reports a file dated 1975 or before as ancient (package-contains-ancient-file, an error)"}},
 		{"release date before the Unix epoch", []edit{{"release-date: 2025-01-02", "release-date: 1969-12-31T23:00:00Z"}},
-			[]string{"recipes/x.yaml:3:15: release-date: \"1969-12-31T23:00:00Z\" is not after 1970-01-01T00:00:00Z: every file of the package is dated by it, and a file of 1970 or before is an ancient file to dpkg and lintian"}},
+			[]string{"recipes/x.yaml:3:15: release-date: \"1969-12-31T23:00:00Z\" is before 1976: every file of the package is dated by it, and lintian reports a file dated 1975 or before as ancient (package-contains-ancient-file, an error)"}},
 		{"release date past OpenPGP's clock", []edit{{"release-date: 2025-01-02", "release-date: 2200-01-01"}},
 			[]string{"recipes/x.yaml:3:15: release-date: \"2200-01-01\" is after 2106-02-07T06:28:15Z, the last second an OpenPGP signature (the provenance record's) can be dated by"}},
 		// White space around a version is no part of it: trimmed, it passed

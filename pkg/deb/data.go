@@ -99,12 +99,12 @@ func newTree(sde time.Time) *tree {
 }
 
 // item turns one entry into what goes into data.tar (the mode as given,
-// or the type's default; the mtime clamped to SourceDateEpoch) and
-// validates it. It returns a nil item for an entry that cannot be placed
-// at all.
+// or the type's default; the mtime clamped to SourceDateEpoch, which also
+// replaces one lintian calls ancient) and validates it. It returns a nil
+// item for an entry that cannot be placed at all.
 func (t *tree) item(e *Entry) (*item, []error) {
 	mtime := e.ModTime
-	if mtime.IsZero() || mtime.Unix() <= 0 || mtime.After(t.sde) {
+	if mtime.Before(AncientBefore) || mtime.After(t.sde) {
 		mtime = t.sde
 	}
 	it := &item{path: e.Path, typ: e.Type, mtime: mtime, linkname: e.Linkname}

@@ -63,6 +63,12 @@ import (
 // become a correct .deb. The message names the field and its value.
 var ErrInvalid = errors.New("deb: invalid package")
 
+// AncientBefore is the first time lintian does not call ancient: it reports
+// a file dated 1975 or before (package-contains-ancient-file, an error; dak's
+// Dinstall::PastCutOffYear). An entry's time before it takes
+// SourceDateEpoch, which must not be before it.
+var AncientBefore = time.Date(1976, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // ErrMalformed is wrapped by every error of the reader about the archive's bytes
 // (as opposed to an I/O error reading them).
 var ErrMalformed = errors.New("deb: malformed package")
@@ -145,7 +151,9 @@ type Entry struct {
 	// Linkname is a symlink's target (as written, relative or absolute) or a
 	// hardlink's target: the absolute Path of a TypeFile entry.
 	Linkname string
-	// ModTime is clamped to Package.SourceDateEpoch; zero means SourceDateEpoch.
+	// ModTime is clamped to Package.SourceDateEpoch; zero, or a time
+	// before AncientBefore (Nix's mtime 1, the time of an archive that kept
+	// none), means SourceDateEpoch.
 	ModTime time.Time
 	// NoSHA256 leaves a TypeFile entry's FileResult.SHA256 empty: its sha256
 	// is not computed. Where the CPU has no SHA-NI, sha256 runs at about
@@ -182,7 +190,7 @@ type Package struct {
 	Conffiles []string // absolute paths of TypeFile entries
 	Triggers  string   // content of DEBIAN/triggers; empty means none
 	// SourceDateEpoch is the mtime of every entry and ar member (later mtimes are
-	// clamped to it). Required, and after 1970-01-01T00:00:00Z.
+	// clamped to it). Required, and not before AncientBefore (1976).
 	SourceDateEpoch time.Time
 	Compression     Compression // "" means xz
 	// XZWorkers is how many xz blocks (or zstd jobs) of data.tar are

@@ -95,7 +95,7 @@ func ExampleWrite_invalid() {
 	})
 	fmt.Println(err)
 	// Output:
-	// deb: invalid package: SourceDateEpoch 0001-01-01 00:00:00 +0000 UTC: required, and after 1970-01-01 (an mtime of 0 is an ancient file to lintian)
+	// deb: invalid package: SourceDateEpoch 0001-01-01 00:00:00 +0000 UTC: required, and in 1976 or later (lintian reports a file dated 1975 or before: package-contains-ancient-file, an error)
 	// deb: invalid package: control field Package: "Hello" is not a package name: expected [a-z0-9][a-z0-9+.-]+ (lowercase, at least 2 characters)
 	// deb: invalid package: control field Version: "v1" is not a Debian version: upstream version "v1" must start with a digit
 	// deb: invalid package: entry "usr/bin/hello": expected an absolute, clean path below / (no ., .., // or trailing /)

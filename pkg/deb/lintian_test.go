@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
@@ -33,9 +36,35 @@ func TestLintianRecompressedZstd(t *testing.T) {
 	t.Logf("lintian:\n%s", testenv.Lintian(t, nil, cp))
 }
 
+// Lintian reports a file dated 1975 or before (package-contains-ancient-file,
+// an error), not only one of 1970: an entry's time that old (Nix's mtime 1,
+// an archive that kept none) takes SourceDateEpoch, and a SourceDateEpoch
+// in 1975 is refused.
+func TestLintianAncientTimes(t *testing.T) {
+	path := lintianHello(t, CompressionXZ, func(p *Package) {
+		p.Entries[0].ModTime = time.Unix(1, 0)
+		p.Entries[1].ModTime = AncientBefore.Add(-time.Second)
+	})
+	t.Logf("lintian:\n%s", testenv.Lintian(t, nil, path))
+	if contents := testenv.Run(t, "dpkg-deb", "--contents", path); bytes.Contains(contents, []byte(" 197")) {
+		t.Errorf("dpkg-deb --contents shows a time of the 1970s:\n%s", contents)
+	}
+
+	p := samplePackage()
+	p.SourceDateEpoch = AncientBefore.Add(-time.Second)
+	out := t.TempDir()
+	if _, err := Write(context.Background(), filepath.Join(out, "old.deb"), p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "SourceDateEpoch 1975-12-31 23:59:59 +0000 UTC: required, and in 1976 or later") {
+		t.Errorf("Write with SourceDateEpoch in 1975: %v, want ErrInvalid", err)
+	}
+	if left := dirEntries(t, out); len(left) != 0 {
+		t.Errorf("files left behind: %v", left)
+	}
+}
+
 // lintianHello writes a package of a static Go binary with copyright,
-// changelog.Debian.gz and overrides, compressed with c, and returns its path.
-func lintianHello(t *testing.T, c Compression) string {
+// changelog.Debian.gz and overrides, compressed with c and changed by
+// tweaks, and returns its path.
+func lintianHello(t *testing.T, c Compression, tweaks ...func(*Package)) string {
 	t.Helper()
 	testenv.RequireTool(t, "go")
 	dir := t.TempDir()
@@ -71,6 +100,9 @@ func lintianHello(t *testing.T, c Compression) string {
 		},
 		SourceDateEpoch: testEpoch,
 		Compression:     c,
+	}
+	for _, tweak := range tweaks {
+		tweak(p)
 	}
 	path := filepath.Join(dir, "updeb-hello_1.0.0-1_amd64.deb")
 	if _, err := Write(context.Background(), path, p); err != nil {

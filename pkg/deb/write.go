@@ -133,8 +133,8 @@ func validate(p *Package) ([]*item, codec, error) {
 	if _, err := xzModeOf(p.XZMode); err != nil {
 		errs = append(errs, err)
 	}
-	if p.SourceDateEpoch.Unix() <= 0 {
-		errs = append(errs, invalidf("SourceDateEpoch %v: required, and after 1970-01-01 (an mtime of 0 is an ancient file to lintian)", p.SourceDateEpoch))
+	if p.SourceDateEpoch.Before(AncientBefore) {
+		errs = append(errs, invalidf("SourceDateEpoch %v: required, and in 1976 or later (lintian reports a file dated 1975 or before: package-contains-ancient-file, an error)", p.SourceDateEpoch))
 	}
 	errs = append(errs, validateControl(&p.Control)...)
 	errs = append(errs, validateScripts(p.Scripts)...)
