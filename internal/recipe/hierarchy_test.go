@@ -118,6 +118,9 @@ func TestHierarchyWarnings(t *testing.T) {
 		{"a folder in /usr/local", "    directories: [/usr/local/lib/x]\n",
 			`21:19: directories: /usr/local/lib/x is inside /usr/local, which belongs to the local administrator: lintian reports dir-in-usr-local, an error that updeb verify fails on: install it elsewhere, or add "dir-in-usr-local" to lintian-overrides with a comment saying why it must be there`},
 		{"links in /opt, overridden", "    symlinks: [{dest: /opt/x/bin/x, target: /usr/bin/x}]\n    lintian-overrides: [dir-or-file-in-opt]\n", ""},
+		// lintian's tag names hold upper case too: the override this
+		// warning asks for loads.
+		{"a folder in /var/preserve, overridden", "    directories: [/var/preserve/x]\n    lintian-overrides: [FSSTND-dir-in-var]\n", ""},
 		{"a file in /usr/share/doc", "      - {file: x.default, dest: /usr/share/doc/xx/README}\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

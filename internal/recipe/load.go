@@ -157,7 +157,7 @@ var (
 	fingerprintRE  = regexp.MustCompile(`^[0-9A-Fa-f]{40}$`)
 	maintainerRE   = regexp.MustCompile(`^[^<>,\n]+ <[^<>@\s,]+@[^<>\s,]+>$`)
 	userNameRE     = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
-	lintianTagRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]*( [^\n]+)?$`)
+	lintianTagRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_+.-]*( [^\n]+)?$`) // tag names hold upper case and "_" too (FSSTND-dir-in-var)
 	githubRepoRE   = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 	unitNameRE     = regexp.MustCompile(`^[A-Za-z0-9@_.:-]+\.(service|socket|timer|path|target|mount)$`)
 	sectionRE      = regexp.MustCompile(`^([a-z-]+/)?[a-z0-9-]+$`)
