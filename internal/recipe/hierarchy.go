@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -154,6 +155,10 @@ func (pl *packageResolver) overrides(tag string) bool {
 	return false
 }
 
+// pathDirs are the folders of commands whose names lintian 2.116's
+// files/names check wants in ASCII.
+var pathDirs = map[string]bool{"/bin": true, "/sbin": true, "/usr/bin": true, "/usr/sbin": true, "/usr/games": true}
+
 // manPageRE is a manual page as lintian 2.116's documentation/manual
 // check finds one: a file or symlink in a manN folder of /usr/share/man
 // (a language's too); group 1 is its name.
@@ -163,8 +168,9 @@ var manPageRE = regexp.MustCompile(`^/usr/share/man/\S*man\d/([^/]+)$`)
 // fails on, for what dest (installed as kind) is by its name: a manual page
 // that is not gzip-compressed (uncompressed-manual-page), Python bytecode
 // (package-installs-python-bytecode) and its cache folder
-// (package-installs-python-pycache-dir); not for a tag lintian-overrides
-// names.
+// (package-installs-python-pycache-dir), a file named "*" or "-"
+// (star-file, hyphen-file) and a command named outside ASCII
+// (file-name-in-PATH-is-not-ASCII); not for a tag lintian-overrides names.
 func (pl *packageResolver) contentErrors(at *yaml.Node, what, dest, kind string) {
 	var tag, is, fix string
 	switch m := manPageRE.FindStringSubmatch(dest); {
@@ -174,6 +180,12 @@ func (pl *packageResolver) contentErrors(at *yaml.Node, what, dest, kind string)
 		tag, is, fix = "package-installs-python-pycache-dir", "in a folder of Python's bytecode cache, which Python writes on the node", "leave it out"
 	case strings.HasSuffix(dest, ".pyc") || strings.HasSuffix(dest, ".pyo"):
 		tag, is, fix = "package-installs-python-bytecode", "Python bytecode, which Python compiles on the node", "leave it out"
+	case kind != "directory" && path.Base(dest) == "*":
+		tag, is, fix = "star-file", `named "*", which a shell glob such as rm * takes for every file`, "name it otherwise"
+	case kind != "directory" && path.Base(dest) == "-":
+		tag, is, fix = "hyphen-file", `named "-", which commands take for standard input`, "name it otherwise"
+	case kind != "directory" && pathDirs[path.Dir(dest)] && nonASCII.MatchString(path.Base(dest)):
+		tag, is, fix = "file-name-in-PATH-is-not-ASCII", "a command whose name holds characters outside ASCII", "name it in ASCII"
 	default:
 		return
 	}

@@ -324,13 +324,8 @@ func TestCronJobWithoutTimer(t *testing.T) {
 				}
 				files += fmt.Sprintf("      - {file: x.default, dest: %s, mode: \"%04o\"}\n", d, mode)
 			}
-			writeFile(t, tree, "DEBIAN/control", "Package: xx\nVersion: 1.0-1\nArchitecture: all\nMaintainer: X <x@example.org>\nDescription: X tool\n The X tool.\n")
-			deb := filepath.Join(t.TempDir(), "xx.deb")
-			testenv.Run(t, tools[0], "--root-owner-group", "--build", tree, deb)
-			cmd := exec.Command(tools[1], append(slices.Clone(testenv.LintianLevel), deb)...)
-			cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
-			out, _ := cmd.CombinedOutput()
-			lintian := strings.Contains(string(out), " "+tag+" ")
+			out := lintianOnTree(t, tools, tree)
+			lintian := strings.Contains(out, " "+tag+" ")
 
 			text := strings.Replace(baseRecipe, "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n"+files, 1)
 			warned := slices.ContainsFunc(loadWarnings(t, text, nil), func(w string) bool { return strings.Contains(w, tag) })
@@ -343,4 +338,75 @@ func TestCronJobWithoutTimer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFileNameErrors: lint warns at a dest exactly where lintian raises an
+// error for the file's name, which updeb verify fails on: a command (in
+// bin, sbin, usr/bin, usr/sbin, usr/games) named outside ASCII
+// (file-name-in-PATH-is-not-ASCII), a file named "*" (star-file) or "-"
+// (hyphen-file); checked with lintian on a package of the same paths built
+// by dpkg-deb.
+func TestFileNameErrors(t *testing.T) {
+	tools := testenv.RequireTool(t, "dpkg-deb", "lintian")
+	for _, tt := range []struct {
+		dest, tag string
+	}{
+		{"/usr/bin/grüß", "file-name-in-PATH-is-not-ASCII"},
+		{"/sbin/x-ü", "file-name-in-PATH-is-not-ASCII"},
+		{"/usr/bin/y/ü", ""},
+		{"/usr/share/x/grüß", ""},
+		{"/usr/share/x/*", "star-file"},
+		{"/usr/share/x/-", "hyphen-file"},
+		{"/usr/bin/-x", ""},
+	} {
+		t.Run(tt.dest, func(t *testing.T) {
+			tree := filepath.Join(t.TempDir(), "tree")
+			writeFile(t, tree, tt.dest, "x\n")
+			out := lintianOnTree(t, tools, tree)
+			var raised []string
+			for _, tag := range []string{"file-name-in-PATH-is-not-ASCII", "star-file", "hyphen-file"} {
+				if strings.Contains(out, " "+tag+" ") {
+					raised = append(raised, tag)
+				}
+			}
+			if want := strings.Fields(tt.tag); !slices.Equal(raised, want) {
+				t.Fatalf("lintian raises %v, the case says %v:\n%s", raised, want, out)
+			}
+
+			text := strings.Replace(baseRecipe, "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: \""+tt.dest+"\"}\n", 1)
+			var warned []string
+			for _, w := range loadWarnings(t, text, nil) {
+				if strings.Contains(w, "lintian's ") && strings.Contains(w, tt.dest) {
+					warned = append(warned, w)
+				}
+			}
+			switch {
+			case tt.tag == "" && len(warned) > 0:
+				t.Errorf("lint warns, lintian says nothing: %q", warned)
+			case tt.tag != "" && (len(warned) != 1 || !strings.Contains(warned[0], "(lintian's "+tt.tag+", an error that updeb verify fails on)")):
+				t.Errorf("lint warns %q, lintian raises %s", warned, tt.tag)
+			}
+			if tt.tag == "" {
+				return
+			}
+			overridden := strings.Replace(text, "    systemd-units:", "    lintian-overrides: [\""+tt.tag+"\"]\n    systemd-units:", 1)
+			if slices.ContainsFunc(loadWarnings(t, overridden, nil), func(w string) bool { return strings.Contains(w, tt.tag) }) {
+				t.Errorf("lint warns about %s although the recipe overrides it", tt.tag)
+			}
+		})
+	}
+}
+
+// lintianOnTree builds the folder tree (package xx) with dpkg-deb and
+// returns what lintian says of it at testenv.LintianLevel; tools are
+// dpkg-deb's and lintian's paths.
+func lintianOnTree(t *testing.T, tools []string, tree string) string {
+	t.Helper()
+	writeFile(t, tree, "DEBIAN/control", "Package: xx\nVersion: 1.0-1\nArchitecture: all\nMaintainer: X <x@example.org>\nDescription: X tool\n The X tool.\n")
+	deb := filepath.Join(t.TempDir(), "xx.deb")
+	testenv.Run(t, tools[0], "--root-owner-group", "--build", tree, deb)
+	cmd := exec.Command(tools[1], append(slices.Clone(testenv.LintianLevel), deb)...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	out, _ := cmd.CombinedOutput() // exits 1 on errors
+	return string(out)
 }
