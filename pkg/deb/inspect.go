@@ -585,7 +585,7 @@ func parseConffiles(content []byte) ([]conffile, error) {
 		if len(l) > MaxConffileLine {
 			return nil, malformed("conffiles line %d: %q is %d bytes long, and dpkg -i refuses a line of more than %d (\"conffile name ... is too long\")", i+1, shorten(l), len(l), MaxConffileLine)
 		}
-		l = strings.TrimRight(l, " \t\r\v\f")
+		l = strings.TrimRight(l, ConffileSpace)
 		if l == "" {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/archive"
 )
 
 // Every compression: dpkg-deb reads what Write wrote, and sees the entries in
@@ -258,6 +259,36 @@ func TestDpkgConffileNameLimit(t *testing.T) {
 	p.Entries, p.Conffiles = []Entry{fileEntry(long, 0, "x")}, []string{long}
 	if _, err := Write(context.Background(), filepath.Join(t.TempDir(), "long.deb"), p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "NAME.dpkg-dist") {
 		t.Errorf("Write of a conffile of %d bytes: %v, want ErrInvalid naming NAME.dpkg-dist", MaxName, err)
+	}
+}
+
+// dpkg drops the white space C's isspace knows, form feed and vertical tab
+// too, from the end of a conffiles line: a conffile so named was recorded
+// as another path ("/etc/t/x newconffile"), the file itself no conffile (an
+// upgrade replaces a local change without a word), and Inspect refused
+// what Write wrote. Write refuses it; a name ending in U+00A0, no C space,
+// installs as named.
+func TestDpkgConffileTrailingSpace(t *testing.T) {
+	testenv.RequireTool(t, "dpkg")
+	for _, name := range []string{"/etc/t/x\f", "/etc/t/x\v", "/etc/t/x\u00a0"} {
+		p := samplePackage()
+		p.Control.Depends, p.Scripts, p.Triggers = nil, nil, ""
+		p.Entries, p.Conffiles = []Entry{fileEntry(name, 0, "x\n")}, []string{name}
+		path := filepath.Join(t.TempDir(), "x.deb")
+		if _, err := Write(context.Background(), path, p); err != nil {
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "a carriage return or trailing white space, which dpkg's record of conffiles loses") {
+				t.Errorf("Write of conffile %q: %v", name, err)
+			}
+			continue
+		}
+		if _, err := InspectFile(context.Background(), path, archive.Limits{}); err != nil {
+			t.Errorf("Write of conffile %q wrote what Inspect refuses: %v", name, err)
+		}
+		root, base := dpkgRoot(t)
+		dpkgRunner(t, base)("-i", path)
+		if status := mustRead(t, filepath.Join(root, "var/lib/dpkg/status")); !bytes.Contains(status, []byte("\nConffiles:\n "+name+" ")) {
+			t.Errorf("conffile %q: dpkg records:\n%q", name, status)
+		}
 	}
 }
 

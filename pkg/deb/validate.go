@@ -257,6 +257,11 @@ func checkPath(what, p string) error {
 	return nil
 }
 
+// ConffileSpace is the white space dpkg drops from the end of a line of
+// DEBIAN/conffiles (C's isspace: form feed and vertical tab too): a
+// conffile whose name ends in one is recorded under another name.
+const ConffileSpace = " \t\n\v\f\r"
+
 // checkConffile adds dpkg's conffile rules to checkPath's: dpkg records
 // conffiles as "PATH DIGEST" lines of its status file, which keep neither
 // a carriage return nor white space at the end of a path, and keeps the
@@ -266,7 +271,7 @@ func checkConffile(c string) error {
 	if err := checkPath("conffile", c); err != nil {
 		return err
 	}
-	if strings.ContainsRune(c, '\r') || strings.TrimRight(c, " \t") != c {
+	if strings.ContainsRune(c, '\r') || strings.TrimRight(c, ConffileSpace) != c {
 		return invalidf("conffile %q: a carriage return or trailing white space, which dpkg's record of conffiles loses", c)
 	}
 	if problem := ConffileLengthProblem(c); problem != "" {
