@@ -281,11 +281,16 @@ func (t *tree) add(it *item) error {
 // the package has PATH too: dpkg moves what PATH replaces aside under that
 // name while it unpacks, and once the package is unpacked deletes it, and
 // all inside it, for every path of the package: the entry would be gone.
+// PATH.dpkg-new beside PATH it refuses as Inspect does (dpkgNames), so that
+// what Write writes can be published.
 func (t *tree) dpkgBackupNames() []error {
 	var errs []error
 	for _, p := range slices.Sorted(maps.Keys(t.byPath)) {
 		if base, ok := strings.CutSuffix(p, ".dpkg-tmp"); ok && base != "/" && t.byPath[base] != nil {
 			errs = append(errs, invalidf("entry %q: dpkg deletes PATH.dpkg-tmp, and all inside it, for each PATH of a package it unpacked (its backup of what PATH replaced), and the package has %q: rename it", p, base))
+		}
+		if base, ok := strings.CutSuffix(p, ".dpkg-new"); ok && base != "/" && t.byPath[base] != nil {
+			errs = append(errs, invalidf("entry %q: the package has %q too: dpkg unpacks PATH as PATH.dpkg-new, and from a data.tar that holds PATH.dpkg-new first PATH gets its content and PATH.dpkg-new is gone, so Inspect, and updeb publish with it, refuses a package with both: rename it", p, base))
 		}
 	}
 	return errs

@@ -295,7 +295,8 @@ func TestDpkgConffileTrailingSpace(t *testing.T) {
 // Once it has unpacked a package, dpkg deletes PATH.dpkg-tmp (its backup of
 // what PATH replaced), a whole folder too, for each PATH of the package:
 // a package built by dpkg-deb with such names loses those files on
-// install. Write refuses them.
+// install. Write refuses them, and PATH.dpkg-new beside PATH, which
+// Inspect refuses.
 func TestDpkgBackupNames(t *testing.T) {
 	testenv.RequireTool(t, "dpkg", "dpkg-deb")
 	dir := t.TempDir()
@@ -317,13 +318,14 @@ func TestDpkgBackupNames(t *testing.T) {
 
 	p := samplePackage()
 	p.Entries = nil
-	for _, f := range files {
+	for _, f := range append(files, "usr/share/t/n", "usr/share/t/n.dpkg-new") {
 		p.Entries = append(p.Entries, fileEntry("/"+f, 0, f))
 	}
 	p.Conffiles = nil
 	out := t.TempDir()
 	_, err := Write(context.Background(), filepath.Join(out, "tmp.deb"), p)
-	for _, want := range []string{`entry "/usr/share/t/b.dpkg-tmp": dpkg deletes`, `entry "/usr/share/t/x.dpkg-tmp": dpkg deletes`} {
+	for _, want := range []string{`entry "/usr/share/t/b.dpkg-tmp": dpkg deletes`, `entry "/usr/share/t/x.dpkg-tmp": dpkg deletes`,
+		`entry "/usr/share/t/n.dpkg-new": the package has "/usr/share/t/n" too: dpkg unpacks PATH as PATH.dpkg-new, and from a data.tar that holds PATH.dpkg-new first PATH gets its content and PATH.dpkg-new is gone, so Inspect, and updeb publish with it, refuses a package with both: rename it`} {
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(fmt.Sprint(err), want) {
 			t.Errorf("Write: %v, want ErrInvalid with %q", err, want)
 		}
