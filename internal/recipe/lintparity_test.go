@@ -324,7 +324,7 @@ func TestCronJobWithoutTimer(t *testing.T) {
 				}
 				files += fmt.Sprintf("      - {file: x.default, dest: %s, mode: \"%04o\"}\n", d, mode)
 			}
-			out := lintianOnTree(t, tools, tree)
+			out := lintianOnTree(t, tools, tree, "")
 			lintian := strings.Contains(out, " "+tag+" ")
 
 			text := strings.Replace(baseRecipe, "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n"+files, 1)
@@ -362,7 +362,7 @@ func TestFileNameErrors(t *testing.T) {
 		t.Run(tt.dest, func(t *testing.T) {
 			tree := filepath.Join(t.TempDir(), "tree")
 			writeFile(t, tree, tt.dest, "x\n")
-			out := lintianOnTree(t, tools, tree)
+			out := lintianOnTree(t, tools, tree, "")
 			var raised []string
 			for _, tag := range []string{"file-name-in-PATH-is-not-ASCII", "star-file", "hyphen-file"} {
 				if strings.Contains(out, " "+tag+" ") {
@@ -397,16 +397,52 @@ func TestFileNameErrors(t *testing.T) {
 	}
 }
 
-// lintianOnTree builds the folder tree (package xx) with dpkg-deb and
-// returns what lintian says of it at testenv.LintianLevel; tools are
-// dpkg-deb's and lintian's paths.
-func lintianOnTree(t *testing.T, tools []string, tree string) string {
+// lintianOnTree builds the folder tree (package xx, with the control
+// fields given, each a line) with dpkg-deb and returns what lintian says
+// of it at testenv.LintianLevel; tools are dpkg-deb's and lintian's paths.
+func lintianOnTree(t *testing.T, tools []string, tree, fields string) string {
 	t.Helper()
-	writeFile(t, tree, "DEBIAN/control", "Package: xx\nVersion: 1.0-1\nArchitecture: all\nMaintainer: X <x@example.org>\nDescription: X tool\n The X tool.\n")
+	writeFile(t, tree, "DEBIAN/control", "Package: xx\nVersion: 1.0-1\nArchitecture: all\nMaintainer: X <x@example.org>\n"+fields+"Description: X tool\n The X tool.\n")
 	deb := filepath.Join(t.TempDir(), "xx.deb")
 	testenv.Run(t, tools[0], "--root-owner-group", "--build", tree, deb)
 	cmd := exec.Command(tools[1], append(slices.Clone(testenv.LintianLevel), deb)...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	out, _ := cmd.CombinedOutput() // exits 1 on errors
 	return string(out)
+}
+
+// TestEssentialDependency: lint warns at a relation exactly where lintian
+// raises depends-on-essential-package-without-using-version (an error,
+// which updeb verify fails on): an essential package but diffutils and
+// dash, named without a version in Pre-Depends, Depends, Recommends or
+// Suggests; checked with lintian on a package of the same relations built
+// by dpkg-deb; the recipe's override silences it.
+func TestEssentialDependency(t *testing.T) {
+	tools := testenv.RequireTool(t, "dpkg-deb", "lintian")
+	const tag = "depends-on-essential-package-without-using-version"
+	for _, tt := range []struct{ key, field, rel string }{
+		{"depends", "Depends", "bash"},
+		{"depends", "Depends", "zsh | coreutils:any"},
+		{"recommends", "Recommends", "tar"},
+		{"pre-depends", "Pre-Depends", "util-linux (>= 2.38)"},
+		{"depends", "Depends", "dash"},
+		{"suggests", "Suggests", "diffutils"},
+		{"depends", "Depends", "libc6"},
+	} {
+		t.Run(tt.field+" "+tt.rel, func(t *testing.T) {
+			tree := filepath.Join(t.TempDir(), "tree")
+			writeFile(t, tree, "usr/share/xx/f", "x\n")
+			lintian := strings.Contains(lintianOnTree(t, tools, tree, tt.field+": "+tt.rel+"\n"), " "+tag+" ")
+
+			text := strings.Replace(baseRecipe, "    section: admin\n", "    section: admin\n    "+tt.key+": [\""+tt.rel+"\"]\n", 1)
+			warned := slices.ContainsFunc(loadWarnings(t, text, nil), func(w string) bool { return strings.Contains(w, tag) })
+			if warned != lintian {
+				t.Errorf("lint warns: %v, lintian raises %s: %v", warned, tag, lintian)
+			}
+			overridden := strings.Replace(text, "    systemd-units:", "    lintian-overrides: [\""+tag+"\"]\n    systemd-units:", 1)
+			if slices.ContainsFunc(loadWarnings(t, overridden, nil), func(w string) bool { return strings.Contains(w, tag) }) {
+				t.Errorf("lint warns about %s although the recipe overrides it", tag)
+			}
+		})
+	}
 }

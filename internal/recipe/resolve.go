@@ -1007,6 +1007,8 @@ func (pl *packageResolver) relations() {
 				pl.fs.at(at, "%s: %q: %v", rf.key, s, err)
 			} else if base := baseRelation(rf.field, s); base != "" {
 				pl.fs.at(at, "%s: %q names %s, a package every Debian system has (%s): %s: %s would %s on every node; leave it out", rf.key, s, base, basePackages[base], rf.field, base, baseRelationHarm[rf.field])
+			} else if ess := unversionedEssential(rf.field, s); ess != "" && !pl.overrides(essentialTag) {
+				pl.fs.warn(at, "%s: %q names %s, an essential package every Debian system has, without a version (lintian's %s, an error that updeb verify fails on): leave it out, or give the version the package needs (%s (>= VERSION))", rf.key, s, ess, essentialTag, ess)
 			}
 			rels[rf.field] = append(rels[rf.field], s)
 		}
@@ -1022,6 +1024,31 @@ func (pl *packageResolver) relations() {
 	}
 	pp.PreDepends, pp.Depends, pp.Recommends, pp.Suggests = rels["Pre-Depends"], rels["Depends"], rels["Recommends"], rels["Suggests"]
 	pp.Conflicts, pp.Breaks, pp.Replaces, pp.Provides = rels["Conflicts"], rels["Breaks"], rels["Replaces"], rels["Provides"]
+}
+
+// essentialTag is lintian's error for a dependency on an essential
+// package without a version (unversionedEssential).
+const essentialTag = "depends-on-essential-package-without-using-version"
+
+// unversionedEssential returns the first essential package that s, a
+// checked relation of field, names without a version where lintian
+// raises essentialTag: in Pre-Depends, Depends, Recommends and Suggests,
+// for any package of Essential: yes but diffutils and dash ("": none).
+func unversionedEssential(field, s string) string {
+	switch field {
+	case "Pre-Depends", "Depends", "Recommends", "Suggests":
+	default:
+		return ""
+	}
+	groups, _ := deb.ParseRelations(field, s)
+	for _, g := range groups {
+		for _, r := range g {
+			if r.Op == "" && basePackages[r.Name] == "Essential: yes" && r.Name != "diffutils" && r.Name != "dash" {
+				return r.Name
+			}
+		}
+	}
+	return ""
 }
 
 // baseRelationHarm says what a relation of each field that names one of
