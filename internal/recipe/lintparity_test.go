@@ -324,7 +324,7 @@ func TestCronJobWithoutTimer(t *testing.T) {
 				}
 				files += fmt.Sprintf("      - {file: x.default, dest: %s, mode: \"%04o\"}\n", d, mode)
 			}
-			out := lintianOnTree(t, tools, tree, "")
+			out := lintianOnTree(t, tools, tree, "1.0-1", "")
 			lintian := strings.Contains(out, " "+tag+" ")
 
 			text := strings.Replace(baseRecipe, "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n"+files, 1)
@@ -362,7 +362,7 @@ func TestFileNameErrors(t *testing.T) {
 		t.Run(tt.dest, func(t *testing.T) {
 			tree := filepath.Join(t.TempDir(), "tree")
 			writeFile(t, tree, tt.dest, "x\n")
-			out := lintianOnTree(t, tools, tree, "")
+			out := lintianOnTree(t, tools, tree, "1.0-1", "")
 			var raised []string
 			for _, tag := range []string{"file-name-in-PATH-is-not-ASCII", "star-file", "hyphen-file"} {
 				if strings.Contains(out, " "+tag+" ") {
@@ -397,12 +397,13 @@ func TestFileNameErrors(t *testing.T) {
 	}
 }
 
-// lintianOnTree builds the folder tree (package xx, with the control
-// fields given, each a line) with dpkg-deb and returns what lintian says
-// of it at testenv.LintianLevel; tools are dpkg-deb's and lintian's paths.
-func lintianOnTree(t *testing.T, tools []string, tree, fields string) string {
+// lintianOnTree builds the folder tree (package xx of the version, with
+// the control fields given, each a line) with dpkg-deb and returns what
+// lintian says of it at testenv.LintianLevel; tools are dpkg-deb's and
+// lintian's paths.
+func lintianOnTree(t *testing.T, tools []string, tree, version, fields string) string {
 	t.Helper()
-	writeFile(t, tree, "DEBIAN/control", "Package: xx\nVersion: 1.0-1\nArchitecture: all\nMaintainer: X <x@example.org>\n"+fields+"Description: X tool\n The X tool.\n")
+	writeFile(t, tree, "DEBIAN/control", "Package: xx\nVersion: "+version+"\nArchitecture: all\nMaintainer: X <x@example.org>\n"+fields+"Description: X tool\n The X tool.\n")
 	deb := filepath.Join(t.TempDir(), "xx.deb")
 	testenv.Run(t, tools[0], "--root-owner-group", "--build", tree, deb)
 	cmd := exec.Command(tools[1], append(slices.Clone(testenv.LintianLevel), deb)...)
@@ -432,17 +433,44 @@ func TestEssentialDependency(t *testing.T) {
 		t.Run(tt.field+" "+tt.rel, func(t *testing.T) {
 			tree := filepath.Join(t.TempDir(), "tree")
 			writeFile(t, tree, "usr/share/xx/f", "x\n")
-			lintian := strings.Contains(lintianOnTree(t, tools, tree, tt.field+": "+tt.rel+"\n"), " "+tag+" ")
+			lintian := strings.Contains(lintianOnTree(t, tools, tree, "1.0-1", tt.field+": "+tt.rel+"\n"), " "+tag+" ")
 
 			text := strings.Replace(baseRecipe, "    section: admin\n", "    section: admin\n    "+tt.key+": [\""+tt.rel+"\"]\n", 1)
-			warned := slices.ContainsFunc(loadWarnings(t, text, nil), func(w string) bool { return strings.Contains(w, tag) })
-			if warned != lintian {
-				t.Errorf("lint warns: %v, lintian raises %s: %v", warned, tag, lintian)
-			}
-			overridden := strings.Replace(text, "    systemd-units:", "    lintian-overrides: [\""+tag+"\"]\n    systemd-units:", 1)
-			if slices.ContainsFunc(loadWarnings(t, overridden, nil), func(w string) bool { return strings.Contains(w, tag) }) {
-				t.Errorf("lint warns about %s although the recipe overrides it", tag)
-			}
+			checkWarnsAsLintian(t, text, tag, lintian)
 		})
+	}
+}
+
+// TestRevisionZero: lint warns at the revision exactly where lintian
+// raises debian-revision-is-zero (an error, which updeb verify fails on):
+// a version that ends in "-0"; checked with lintian on a package of that
+// version built by dpkg-deb; an override in every package silences it.
+func TestRevisionZero(t *testing.T) {
+	tools := testenv.RequireTool(t, "dpkg-deb", "lintian")
+	const tag = "debian-revision-is-zero"
+	for _, revision := range []string{"0", "1", "10", "0.1", "0~rc1"} {
+		t.Run(revision, func(t *testing.T) {
+			tree := filepath.Join(t.TempDir(), "tree")
+			writeFile(t, tree, "usr/share/xx/f", "x\n")
+			lintian := strings.Contains(lintianOnTree(t, tools, tree, "1.0.0-"+revision, ""), " "+tag+" ")
+
+			text := strings.Replace(baseRecipe, "version: 1.0.0\n", "version: 1.0.0\nrevision: \""+revision+"\"\n", 1)
+			checkWarnsAsLintian(t, text, tag, lintian)
+		})
+	}
+}
+
+// checkWarnsAsLintian checks that lint warns about lintian's tag for the
+// recipe text exactly where lintian raises it, and not once the recipe's
+// package overrides it.
+func checkWarnsAsLintian(t *testing.T, text, tag string, lintian bool) {
+	t.Helper()
+	warned := slices.ContainsFunc(loadWarnings(t, text, nil), func(w string) bool { return strings.Contains(w, tag) })
+	if warned != lintian {
+		t.Errorf("lint warns: %v, lintian raises %s: %v", warned, tag, lintian)
+	}
+	overridden := strings.Replace(text, "    systemd-units:", "    lintian-overrides: [\""+tag+"\"]\n    systemd-units:", 1)
+	if slices.ContainsFunc(loadWarnings(t, overridden, nil), func(w string) bool { return strings.Contains(w, tag) }) {
+		t.Errorf("lint warns about %s although the recipe overrides it", tag)
 	}
 }

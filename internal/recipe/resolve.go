@@ -543,8 +543,21 @@ func (r *Recipe) debianVersion(localSuffix string, fs *findings) string {
 		// The upstream version keeps a "-" (in build metadata, 1.2.3+b-5):
 		// without a revision, dpkg reads what follows the last one as one.
 		fs.at(valueOf(r.node, "version"), "version: Debian version %q: with revision \"\" dpkg reads %q as its revision and %q as the upstream version: give a revision", v, dv.Revision, dv.Upstream)
+	case err == nil && strings.HasSuffix(v, "-0") && !r.overriddenEverywhere(revisionZeroTag):
+		fs.warn(valueOf(r.node, "revision"), "revision: %q makes version %s, and lintian reports a Debian revision of 0 (%s, an error that updeb verify fails on): start at revision 1", r.Revision, v, revisionZeroTag)
 	}
 	return v
+}
+
+// revisionZeroTag is lintian's error for a version that ends in "-0".
+const revisionZeroTag = "debian-revision-is-zero"
+
+// overriddenEverywhere reports whether every package of the recipe
+// overrides lintian's tag (lintian-overrides: "TAG" or "TAG CONTEXT").
+func (r *Recipe) overriddenEverywhere(tag string) bool {
+	return !slices.ContainsFunc(r.Packages, func(p Package) bool {
+		return !slices.ContainsFunc(p.Lintian, func(o string) bool { return strings.Fields(o)[0] == tag })
+	})
 }
 
 // CheckLocalSuffix checks the site's version suffix (build: version-suffix:
