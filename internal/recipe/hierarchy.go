@@ -155,6 +155,10 @@ func (pl *packageResolver) overrides(tag string) bool {
 	return false
 }
 
+// rcDirRE is a path inside a runlevel folder, /etc/rc.d, /etc/rcN.d or
+// /etc/rcS.d, as lintian 2.116's files/init check finds one.
+var rcDirRE = regexp.MustCompile(`^/etc/rc[0-9S]?\.d/.`)
+
 // pathDirs are the folders of commands whose names lintian 2.116's
 // files/names check wants in ASCII.
 var pathDirs = map[string]bool{"/bin": true, "/sbin": true, "/usr/bin": true, "/usr/sbin": true, "/usr/games": true}
@@ -169,8 +173,10 @@ var manPageRE = regexp.MustCompile(`^/usr/share/man/\S*man\d/([^/]+)$`)
 // that is not gzip-compressed (uncompressed-manual-page), Python bytecode
 // (package-installs-python-bytecode) and its cache folder
 // (package-installs-python-pycache-dir), a file named "*" or "-"
-// (star-file, hyphen-file) and a command named outside ASCII
-// (file-name-in-PATH-is-not-ASCII); not for a tag lintian-overrides names.
+// (star-file, hyphen-file), a command named outside ASCII
+// (file-name-in-PATH-is-not-ASCII) and a path in a runlevel folder or
+// /etc/rc.boot (package-installs-into-etc-rc.d, -rc.boot); not for a tag
+// lintian-overrides names.
 func (pl *packageResolver) contentErrors(at *yaml.Node, what, dest, kind string) {
 	var tag, is, fix string
 	switch m := manPageRE.FindStringSubmatch(dest); {
@@ -186,6 +192,10 @@ func (pl *packageResolver) contentErrors(at *yaml.Node, what, dest, kind string)
 		tag, is, fix = "hyphen-file", `named "-", which commands take for standard input`, "name it otherwise"
 	case kind != "directory" && pathDirs[path.Dir(dest)] && nonASCII.MatchString(path.Base(dest)):
 		tag, is, fix = "file-name-in-PATH-is-not-ASCII", "a command whose name holds characters outside ASCII", "name it in ASCII"
+	case rcDirRE.MatchString(dest):
+		tag, is, fix = "package-installs-into-etc-rc.d", "in a runlevel folder, whose links update-rc.d makes for an init script", "leave it out, and install the init script in /etc/init.d"
+	case strings.HasPrefix(dest, "/etc/rc.boot/"):
+		tag, is, fix = "package-installs-into-etc-rc.boot", "in /etc/rc.boot, which Debian's init no longer reads", "leave it out"
 	default:
 		return
 	}

@@ -344,8 +344,9 @@ func TestCronJobWithoutTimer(t *testing.T) {
 // error for the file's name, which updeb verify fails on: a command (in
 // bin, sbin, usr/bin, usr/sbin, usr/games) named outside ASCII
 // (file-name-in-PATH-is-not-ASCII), a file named "*" (star-file) or "-"
-// (hyphen-file); checked with lintian on a package of the same paths built
-// by dpkg-deb.
+// (hyphen-file), a file in a runlevel folder (package-installs-into-etc-rc.d)
+// or /etc/rc.boot (package-installs-into-etc-rc.boot); checked with
+// lintian on a package of the same paths built by dpkg-deb.
 func TestFileNameErrors(t *testing.T) {
 	tools := testenv.RequireTool(t, "dpkg-deb", "lintian")
 	for _, tt := range []struct {
@@ -358,13 +359,18 @@ func TestFileNameErrors(t *testing.T) {
 		{"/usr/share/x/*", "star-file"},
 		{"/usr/share/x/-", "hyphen-file"},
 		{"/usr/bin/-x", ""},
+		{"/etc/rc2.d/S01xx", "package-installs-into-etc-rc.d"},
+		{"/etc/rcS.d/S01xx", "package-installs-into-etc-rc.d"},
+		{"/etc/rc.d/xx", "package-installs-into-etc-rc.d"},
+		{"/etc/rc.boot/xx", "package-installs-into-etc-rc.boot"},
+		{"/etc/rc2.dx/xx", ""},
 	} {
 		t.Run(tt.dest, func(t *testing.T) {
 			tree := filepath.Join(t.TempDir(), "tree")
 			writeFile(t, tree, tt.dest, "x\n")
 			out := lintianOnTree(t, tools, tree, "1.0-1", "")
 			var raised []string
-			for _, tag := range []string{"file-name-in-PATH-is-not-ASCII", "star-file", "hyphen-file"} {
+			for _, tag := range []string{"file-name-in-PATH-is-not-ASCII", "star-file", "hyphen-file", "package-installs-into-etc-rc.d", "package-installs-into-etc-rc.boot"} {
 				if strings.Contains(out, " "+tag+" ") {
 					raised = append(raised, tag)
 				}
