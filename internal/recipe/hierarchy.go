@@ -159,6 +159,11 @@ func (pl *packageResolver) overrides(tag string) bool {
 // /etc/rcS.d, as lintian 2.116's files/init check finds one.
 var rcDirRE = regexp.MustCompile(`^/etc/rc[0-9S]?\.d/.`)
 
+// skelFileRE is a name lintian 2.116's files/names check takes in
+// /etc/skel (its regular expression as it is: .bashrc at the start,
+// .profile at the end).
+var skelFileRE = regexp.MustCompile(`^\.bashrc|\.bash_logout|\.m?kshrc|\.profile$`)
+
 // pathDirs are the folders of commands whose names lintian 2.116's
 // files/names check wants in ASCII.
 var pathDirs = map[string]bool{"/bin": true, "/sbin": true, "/usr/bin": true, "/usr/sbin": true, "/usr/games": true}
@@ -175,8 +180,10 @@ var manPageRE = regexp.MustCompile(`^/usr/share/man/\S*man\d/([^/]+)$`)
 // (package-installs-python-pycache-dir), a file named "*" or "-"
 // (star-file, hyphen-file), a command named outside ASCII
 // (file-name-in-PATH-is-not-ASCII) and a path in a runlevel folder or
-// /etc/rc.boot (package-installs-into-etc-rc.d, -rc.boot); not for a tag
-// lintian-overrides names.
+// /etc/rc.boot (package-installs-into-etc-rc.d, -rc.boot), in
+// /etc/ld.so.conf.d (package-modifies-ld.so-search-path) and a file in
+// /etc/skel but a shell's start-up file (package-contains-file-in-etc-skel);
+// not for a tag lintian-overrides names.
 func (pl *packageResolver) contentErrors(at *yaml.Node, what, dest, kind string) {
 	var tag, is, fix string
 	switch m := manPageRE.FindStringSubmatch(dest); {
@@ -196,6 +203,10 @@ func (pl *packageResolver) contentErrors(at *yaml.Node, what, dest, kind string)
 		tag, is, fix = "package-installs-into-etc-rc.d", "in a runlevel folder, whose links update-rc.d makes for an init script", "leave it out, and install the init script in /etc/init.d"
 	case strings.HasPrefix(dest, "/etc/rc.boot/"):
 		tag, is, fix = "package-installs-into-etc-rc.boot", "in /etc/rc.boot, which Debian's init no longer reads", "leave it out"
+	case strings.HasPrefix(dest, "/etc/ld.so.conf.d/") && !strings.HasPrefix(pl.pp.Name, "libc"):
+		tag, is, fix = "package-modifies-ld.so-search-path", "in /etc/ld.so.conf.d, which adds folders to the library search path of every program on the node", "leave it out, and let the package's programs find their libraries themselves (an RPATH, or a wrapper that sets LD_LIBRARY_PATH)"
+	case kind != "directory" && strings.HasPrefix(dest, "/etc/skel/") && !skelFileRE.MatchString(path.Base(dest)):
+		tag, is, fix = "package-contains-file-in-etc-skel", "in /etc/skel, which useradd copies into every new home folder, where the package cannot update it", "leave it out, or install it elsewhere for users to copy"
 	default:
 		return
 	}

@@ -345,8 +345,10 @@ func TestCronJobWithoutTimer(t *testing.T) {
 // bin, sbin, usr/bin, usr/sbin, usr/games) named outside ASCII
 // (file-name-in-PATH-is-not-ASCII), a file named "*" (star-file) or "-"
 // (hyphen-file), a file in a runlevel folder (package-installs-into-etc-rc.d)
-// or /etc/rc.boot (package-installs-into-etc-rc.boot); checked with
-// lintian on a package of the same paths built by dpkg-deb.
+// or /etc/rc.boot (package-installs-into-etc-rc.boot), in
+// /etc/ld.so.conf.d (package-modifies-ld.so-search-path) or /etc/skel
+// (package-contains-file-in-etc-skel); checked with lintian on a package
+// of the same paths built by dpkg-deb.
 func TestFileNameErrors(t *testing.T) {
 	tools := testenv.RequireTool(t, "dpkg-deb", "lintian")
 	for _, tt := range []struct {
@@ -364,13 +366,18 @@ func TestFileNameErrors(t *testing.T) {
 		{"/etc/rc.d/xx", "package-installs-into-etc-rc.d"},
 		{"/etc/rc.boot/xx", "package-installs-into-etc-rc.boot"},
 		{"/etc/rc2.dx/xx", ""},
+		{"/etc/ld.so.conf.d/xx.conf", "package-modifies-ld.so-search-path"},
+		{"/etc/skel/.xxrc", "package-contains-file-in-etc-skel"},
+		{"/etc/skel/.bashrc", ""},
+		{"/etc/skel/.profile", ""},
 	} {
 		t.Run(tt.dest, func(t *testing.T) {
 			tree := filepath.Join(t.TempDir(), "tree")
 			writeFile(t, tree, tt.dest, "x\n")
 			out := lintianOnTree(t, tools, tree, "1.0-1", "")
 			var raised []string
-			for _, tag := range []string{"file-name-in-PATH-is-not-ASCII", "star-file", "hyphen-file", "package-installs-into-etc-rc.d", "package-installs-into-etc-rc.boot"} {
+			for _, tag := range []string{"file-name-in-PATH-is-not-ASCII", "star-file", "hyphen-file", "package-installs-into-etc-rc.d", "package-installs-into-etc-rc.boot",
+				"package-modifies-ld.so-search-path", "package-contains-file-in-etc-skel"} {
 				if strings.Contains(out, " "+tag+" ") {
 					raised = append(raised, tag)
 				}
