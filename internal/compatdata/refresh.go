@@ -368,7 +368,7 @@ func (f *refresher) table(ctx context.Context, s *spec, old *Table) (*Table, Tab
 			if st.URL != d.url {
 				// Another URL answered: a mirror (mirrors:) that lacks
 				// the file, or where a redirect led.
-				return nil, tr, &SourceError{s.name, d.url, fmt.Errorf("%v: the mirror (mirrors:) lacks the file, or upstream's redirect leads nowhere: bring the file to the mirror, or name where it is now in the config's data: sources: %s:", st, s.name)}
+				return nil, tr, &SourceError{s.name, d.url, fmt.Errorf("%v: the mirror (mirrors:) lacks the file, or upstream's redirect leads nowhere: bring the file to the mirror, or name where it is now in the config's data: sources, under %s", st, s.name)}
 			}
 			where := ""
 			if d.minor != "" {
