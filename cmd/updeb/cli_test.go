@@ -3,7 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 )
 
@@ -14,6 +18,39 @@ func runCLI(t testing.TB, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), args, &out, &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// runCLIUnprivileged returns what runs updeb as runCLI does, as a user
+// without root's rights over files: runCLI itself when the tests do not run
+// as root; as root (who reads any file), a copy of the test binary in dir
+// run as nobody, dir and the folders above it opened to nobody.
+func runCLIUnprivileged(t *testing.T, dir string) func(args ...string) (int, string, string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return func(args ...string) (int, string, string) { return runCLI(t, args...) }
+	}
+	for d := dir; d != filepath.Dir(d) && d != os.TempDir(); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(dir, "updeb.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(exe, append([]string{"-test.run=^TestFetchHelperProcess$", "--"}, args...)...)
+		cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.Run() //nolint:errcheck // its exit status is checked
+		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+	}
 }
 
 // TestVersionFlag: 'updeb --version' prints what 'updeb version' does (its

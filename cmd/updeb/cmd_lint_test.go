@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -259,36 +257,9 @@ func TestUnreadableRecipeHint(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(recipes, "hello.yaml"), []byte("name: hello\n"), 0o000); err != nil {
 		t.Fatal(err)
 	}
-	run := func(args ...string) (int, string) {
-		code, _, stderr := runCLI(t, args...)
-		return code, stderr
-	}
-	if os.Geteuid() == 0 {
-		for d := dir; d != filepath.Dir(d) && d != os.TempDir(); d = filepath.Dir(d) {
-			if err := os.Chmod(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-		exe := filepath.Join(dir, "updeb.test")
-		data, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(exe, data, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		run = func(args ...string) (int, string) {
-			var stderr bytes.Buffer
-			cmd := exec.Command(exe, append([]string{"-test.run=^TestFetchHelperProcess$", "--"}, args...)...)
-			cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
-			cmd.Stderr = &stderr
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-			cmd.Run() //nolint:errcheck // its exit status is checked
-			return cmd.ProcessState.ExitCode(), stderr.String()
-		}
-	}
+	run := runCLIUnprivileged(t, dir)
 	for _, c := range []string{"lint", "build"} {
-		code, stderr := run("--recipes", recipes, "--cache", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "out"), c)
+		code, _, stderr := run("--recipes", recipes, "--cache", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "out"), c)
 		if want := "which may not open " + filepath.Join(recipes, "hello.yaml"); code != exitUsage || !strings.Contains(stderr, want) {
 			t.Errorf("%s with an unreadable recipe: exit %d, want %d and a hint with %q\n%s", c, code, exitUsage, want, stderr)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -151,15 +152,21 @@ func printMirrorReport(w io.Writer, rep *mirror.Report) {
 			fmt.Fprintf(w, "REFUSED  %s: %s\n", esc(c.Path), esc(c.Detail))
 		}
 	}
+	unlisted := 0 // files; a folder it may not read ends in "/"
 	for _, u := range rep.Unlisted {
-		fmt.Fprintf(w, "unlisted %s (not in the manifest: not checked)\n", esc(u))
+		if strings.HasSuffix(u, "/") {
+			fmt.Fprintf(w, "unlisted %s (a folder updeb may not read: not checked)\n", esc(u))
+		} else {
+			fmt.Fprintf(w, "unlisted %s (not in the manifest: not checked)\n", esc(u))
+			unlisted++
+		}
 	}
 	fmt.Fprintf(w, "%d file(s): %d ok, %d missing, %d corrupt, %d refused\n", len(rep.Files), rep.Count(mirror.OK), rep.Count(mirror.Missing), rep.Count(mirror.Corrupt), rep.Count(mirror.Refused))
-	if len(rep.Unlisted) > 0 {
+	if unlisted > 0 {
 		// A build reads an unlisted file all the same when a recipe's
 		// URL maps to it (and checks it against the recipe's pins):
 		// two exports copied into one folder leave one manifest, and
 		// the other's files unlisted.
-		fmt.Fprintf(w, "%d file(s) not in the manifest, not checked; a build that reads one still checks it against its recipe. Exports merge when made into one folder (each adds to its manifest), not when copied over each other\n", len(rep.Unlisted))
+		fmt.Fprintf(w, "%d file(s) not in the manifest, not checked; a build that reads one still checks it against its recipe. Exports merge when made into one folder (each adds to its manifest), not when copied over each other\n", unlisted)
 	}
 }

@@ -553,3 +553,44 @@ func TestMirrorExportDanglingSymlink(t *testing.T) {
 		t.Errorf("mirror export into a dangling symlink fetched %d file(s) before refusing it", len(blobs))
 	}
 }
+
+// TestMirrorVerifyStickRoot: a folder at the root of an ext4 stick holds
+// lost+found (root's, mode 0700); verify, run by a user who may not read
+// it, checks every listed file all the same and says the folder was not
+// checked. The walk for unlisted files stopped at it: exit 3, "permission
+// denied", and no word of the files, all of them as listed.
+func TestMirrorVerifyStickRoot(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "usb")
+	body := []byte("hello\n")
+	sum := sha256.Sum256(body)
+	if err := os.MkdirAll(filepath.Join(dir, "h"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "h", "a"), body, 0o644)
+	m, _ := json.Marshal(map[string]any{"schema": "updeb/mirror/v1", "files": []map[string]any{
+		{"url": "https://h/a", "path": "h/a", "size": len(body), "sha256": hex.EncodeToString(sum[:])},
+	}})
+	os.WriteFile(filepath.Join(dir, mirror.ManifestName), m, 0o644)
+	if err := os.Mkdir(filepath.Join(dir, "lost+found"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lost+found", "#1234"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		// Its owner's own folder: readable unless its mode says not.
+		os.Chmod(filepath.Join(dir, "lost+found"), 0)
+		t.Cleanup(func() { os.Chmod(filepath.Join(dir, "lost+found"), 0o700) })
+	}
+	run := runCLIUnprivileged(t, top)
+	code, out, stderr := run("mirror", "verify", dir)
+	if code != 0 || !strings.Contains(out, "1 file(s): 1 ok, 0 missing") || !strings.Contains(out, "unlisted lost+found/ (a folder updeb may not read: not checked)") ||
+		strings.Contains(out, "file(s) not in the manifest") {
+		t.Errorf("mirror verify: exit %d, want 0, the file ok and lost+found not checked\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run("mirror", "verify", dir, "--json")
+	if code != 0 || !strings.Contains(out, `"unlisted": [`+"\n"+`    "lost+found/"`) {
+		t.Errorf("mirror verify --json: exit %d\n%s%s", code, out, stderr)
+	}
+}

@@ -513,7 +513,7 @@ type Check struct {
 type Report struct {
 	Dir      string   `json:"dir"`
 	Files    []Check  `json:"files"`
-	Unlisted []string `json:"unlisted"` // files in the folder the manifest does not name (not checked; a build whose recipe maps a URL to one reads it, and checks it against its pins)
+	Unlisted []string `json:"unlisted"` // files in the folder the manifest does not name (not checked; a build whose recipe maps a URL to one reads it, and checks it against its pins), and "FOLDER/" for a folder that may not be read
 }
 
 // Count returns how many files have status s.
@@ -564,6 +564,16 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 	}
 	defer root.Close()
 	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		// A folder below DIR that may not be read (a stick's lost+found,
+		// root's, mode 0700) is not walked: it is unlisted, "FOLDER/",
+		// unless it holds a listed file, which check has reported. It
+		// stopped the walk, and verify said nothing of the listed files.
+		if err != nil && p != "." && d != nil && d.IsDir() && errors.Is(err, fs.ErrPermission) {
+			if !slices.ContainsFunc(m.Files, func(e Entry) bool { return strings.HasPrefix(e.Path, p+"/") }) {
+				rep.Unlisted = append(rep.Unlisted, p+"/")
+			}
+			return nil
+		}
 		if err != nil {
 			return named(err, dir, p)
 		}
