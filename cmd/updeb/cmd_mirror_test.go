@@ -5,6 +5,8 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -592,5 +594,51 @@ func TestMirrorVerifyStickRoot(t *testing.T) {
 	code, out, stderr = run("mirror", "verify", dir, "--json")
 	if code != 0 || !strings.Contains(out, `"unlisted": [`+"\n"+`    "lost+found/"`) {
 		t.Errorf("mirror verify --json: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestMirrorServesABadSignature: a signature the mirror serves that does
+// not verify (a copy upstream has since replaced, an HTML page an HTTP
+// mirror answers with 200) is named with the mirror it came from, and the
+// hint says that the mirror serves the same copy again and to bring it up
+// to date. The error named the upstream URL alone, blamed upstream or the
+// proxy (neither of which the build asked), and said to build again, which
+// read the same copy.
+func TestMirrorServesABadSignature(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	args, _ := demoProject(t)
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64", "--json")...)
+	var exp struct{ Mirrors []struct{ Prefix, To string } }
+	if code != 0 || json.Unmarshal([]byte(stdout), &exp) != nil || len(exp.Mirrors) != 1 {
+		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	const sig = "hello/v1.2.0/hello-v1.2.0-linux-amd64.tar.gz.asc"
+	page := []byte("<!DOCTYPE html>\n<html><body><h1>Index of /hello/</h1></body></html>\n")
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".asc") {
+			w.Write(page) // 200, text/html
+			return
+		}
+		http.FileServer(http.Dir(filepath.Join(dir, "releases.example.org"))).ServeHTTP(w, r)
+	}))
+	t.Cleanup(web.Close)
+	for _, tc := range []struct{ name, entries, from string }{
+		{"folder", "  - {prefix: " + exp.Mirrors[0].Prefix + ", to: " + exp.Mirrors[0].To + "}\n", "(mirror " + exp.Mirrors[0].To + sig + ")"},
+		{"http", "  - {prefix: " + exp.Mirrors[0].Prefix + ", to: " + web.URL + "/}\nno-proxy: [127.0.0.1]\n", "(mirror " + web.URL + "/" + sig},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "folder" {
+				// Upstream re-signed the release since the export.
+				if err := os.WriteFile(filepath.Join(dir, "releases.example.org", sig), page, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out := buildFromMirror(t, args, tc.entries, "hello")
+			if code != exitCheck || !strings.Contains(out, "fetched from https://releases.example.org/"+sig+" "+tc.from) ||
+				!strings.Contains(out, "the mirror serves a copy that is not upstream's") || !strings.Contains(out, "bring the mirror up to date (for a mirror folder, updeb mirror export") {
+				t.Errorf("build: exit %d, want %d, the mirror named and the hint to bring it up to date\n%s", code, exitCheck, out)
+			}
+		})
 	}
 }

@@ -396,7 +396,12 @@ func exitRuleFor(err error) (int, string) {
 // twice: what the refusal itself suggests, and that the file is gone from
 // the cache.
 func auxHint(e *source.AuxError) string {
-	const refetch = "nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe"
+	refetch := "nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe"
+	if e.Mirrored {
+		// Fetched anew, it comes from the same mirror: what helps is
+		// the mirror's copy brought up to date.
+		refetch += "; it came from a mirror (mirrors: in the config), which serves the same copy again: compare the mirror's copy with upstream's, and bring the mirror up to date (for a mirror folder, updeb mirror export on a host with a way out, then carry it over)"
+	}
 	var sr *sigstore.RefusedError
 	var vr *openpgp.RefusedError
 	switch {

@@ -29,14 +29,19 @@ import (
 // AuxError is a source whose signature or checksum file did not verify, twice,
 // and was discarded.
 type AuxError struct {
-	Source string
-	Files  []string // "the signature file fetched from URL", ...
-	Err    error    // the second verification's error
+	Source   string
+	Files    []string // "the signature file fetched from URL (mirror MIRROR-URL)", ...
+	Err      error    // the second verification's error
+	Mirrored bool     // a mirrors: entry served one of them: the next run reads the same copy
 }
 
 func (e *AuxError) Error() string {
-	return fmt.Sprintf("source %s: %s did not verify (fetched twice): %v; discarded, so the next run fetches it again; if it fails again, upstream may be compromised or the proxy is serving something else",
+	msg := fmt.Sprintf("source %s: %s did not verify (fetched twice): %v; discarded, so the next run fetches it again; if it fails again, upstream may be compromised or the proxy is serving something else",
 		e.Source, strings.Join(e.Files, " and "), e.Err)
+	if e.Mirrored {
+		msg += ", or the mirror serves a copy that is not upstream's (stale, an HTML page): it serves the same one again"
+	}
+	return msg
 }
 
 func (e *AuxError) Unwrap() error { return e.Err }
@@ -106,6 +111,15 @@ func verifySource(ctx context.Context, vs *Verified, byURL map[string]*fetch.Res
 	if !refusedByFile(err) {
 		return nil, err
 	}
+	// Where each copy came from, before forget drops them: a mirror's
+	// copy was named by its upstream URL alone, and the error sent the
+	// operator to upstream and the proxy, which the build never asked.
+	via := map[string]string{}
+	for u := range used {
+		if r := byURL[u]; r != nil && strings.HasPrefix(r.Via, "mirror ") {
+			via[u] = r.Via
+		}
+	}
 	names, ferr := forget()
 	if ferr != nil {
 		return nil, errors.Join(err, ferr)
@@ -113,8 +127,11 @@ func verifySource(ctx context.Context, vs *Verified, byURL map[string]*fetch.Res
 	files := make([]string, len(names))
 	for i, u := range names {
 		files[i] = "the " + auxFileName(s, u) + " fetched from " + u
+		if v := via[u]; v != "" {
+			files[i] += " (" + v + ")"
+		}
 	}
-	return nil, &AuxError{Source: s.Name, Files: files, Err: err}
+	return nil, &AuxError{Source: s.Name, Files: files, Err: err, Mirrored: len(via) > 0}
 }
 
 // auxFileName names what the unpinned file at u is to s, in messages.
