@@ -642,3 +642,60 @@ func TestMirrorServesABadSignature(t *testing.T) {
 		})
 	}
 }
+
+// TestMirrorExportLeavesARunningExportsCopies: an export removes the
+// temporary copies a killed export left in its folder, not those of an
+// export still running into another mirror folder, nested in this one or
+// this one in it (which another lock guards): it removed every temporary
+// copy its walk met, and the running export's rename found its copy gone,
+// after all its downloads. The running exports are stood for by their
+// folders' locks, held.
+func TestMirrorExportLeavesARunningExportsCopies(t *testing.T) {
+	args, _ := demoProject(t)
+	outer := filepath.Join(t.TempDir(), "updeb-mirror")
+	dir := filepath.Join(outer, "releases.example.org") // an export into another's host folder
+	nested := filepath.Join(dir, "other-mirror")
+	copy := func(folder, name string) string {
+		f := filepath.Join(folder, "releases.example.org", "pingd", "v0.9.1", name)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("half a copy"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	running := func(folder string) {
+		l, err := lockfile.AcquireDir(t.Context(), folder, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Unlock() })
+	}
+	export := func() {
+		t.Helper()
+		if code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64")...); code != 0 {
+			t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
+		}
+	}
+	kept := func(f string) {
+		t.Helper()
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("a running export's copy was removed: %v", err)
+		}
+	}
+	intoNested := copy(nested, ".pingd.amd64.tmp-4242-0")
+	left := copy(dir, ".pingd.arm64.tmp-4243-0")
+	running(nested)
+	export()
+	kept(intoNested)
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("the killed export's copy is still there: %v", err)
+	}
+	// An export running into the folder this one is in, writing a copy
+	// into this one.
+	intoOuter := copy(outer, ".pingd.arm64.tmp-4244-0")
+	running(outer)
+	export()
+	kept(intoOuter)
+}

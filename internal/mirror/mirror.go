@@ -129,7 +129,7 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	if err != nil {
 		return nil, err
 	}
-	sweepTemps(root, m, opts.Logger)
+	sweepTemps(root, abs, m, opts.Logger)
 	byPath := map[string]Entry{}
 	for _, e := range m.Files {
 		byPath[e.Path] = e
@@ -208,11 +208,16 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 }
 
 // sweepTemps removes the temporary copies (writeIn's .NAME.tmp-PID-N) that
-// an export killed while copying left in the folder; the caller holds the
-// folder's lock, so no export is writing one. A file the manifest lists is
-// never one of them. It is a clean-up: what it cannot read or remove (a
-// folder of someone else's in there) is passed over, and the export goes on.
-func sweepTemps(root *os.Root, m *Manifest, log *slog.Logger) {
+// an export killed while copying left in the folder dir (root); the caller
+// holds the folder's lock, so no export into this folder is writing one.
+// One an export into another mirror folder is writing, nested in this one
+// or this one in it (another lock), is passed over: that export holds the
+// lock of a folder on the copy's path (inFlight), and would find its copy
+// gone when it renames it. A killed export holds none. A file the manifest
+// lists is never one of them. It is a clean-up: what it cannot read or
+// remove (a folder of someone else's in there) is passed over, and the
+// export goes on.
+func sweepTemps(root *os.Root, dir string, m *Manifest, log *slog.Logger) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -220,8 +225,9 @@ func sweepTemps(root *os.Root, m *Manifest, log *slog.Logger) {
 	for _, e := range m.Files {
 		listed[e.Path] = true
 	}
+	held := map[string]bool{}
 	fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() || listed[p] || !tempName.MatchString(d.Name()) {
+		if err != nil || !d.Type().IsRegular() || listed[p] || !tempName.MatchString(d.Name()) || inFlight(dir, p, held) {
 			return nil
 		}
 		if err := root.Remove(p); err != nil {
@@ -236,6 +242,46 @@ func sweepTemps(root *os.Root, m *Manifest, log *slog.Logger) {
 // tempName is writeIn's temporary file name: atomicfile's prefix, then the
 // pid and a counter.
 var tempName = regexp.MustCompile(`^\..+\.tmp-[0-9]+-[0-9]+$`)
+
+// inFlight reports whether a folder on the path of the file rel inside dir,
+// below dir or above it, is locked (an export into it runs: Export's lock);
+// dir itself is the caller's. held keeps each folder's answer.
+func inFlight(dir, rel string, held map[string]bool) bool {
+	var folders []string
+	for q := path.Dir(rel); q != "."; q = path.Dir(q) {
+		folders = append(folders, filepath.Join(dir, filepath.FromSlash(q)))
+	}
+	for a := filepath.Dir(dir); ; a = filepath.Dir(a) {
+		folders = append(folders, a)
+		if a == filepath.Dir(a) {
+			break
+		}
+	}
+	for _, f := range folders {
+		locked, ok := held[f]
+		if !ok {
+			locked = isLocked(f)
+			held[f] = locked
+		}
+		if locked {
+			return true
+		}
+	}
+	return false
+}
+
+// isLocked reports whether another process holds the lock of the folder
+// dir (lockfile.AcquireDir), asking once, without waiting.
+func isLocked(dir string) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // one try: a held lock is ErrHeld at once
+	l, err := lockfile.AcquireDir(ctx, dir, 0)
+	if err != nil {
+		return errors.Is(err, lockfile.ErrHeld)
+	}
+	l.Unlock()
+	return false
+}
 
 // unlistChanged writes the manifest m without the entries of the files
 // whose bytes the export is about to replace (next: path -> the new entry),
