@@ -699,3 +699,25 @@ func TestMirrorExportLeavesARunningExportsCopies(t *testing.T) {
 	export()
 	kept(intoOuter)
 }
+
+// TestMirrorVerifyHalfExported: verify of a folder whose first export
+// stopped half way (a full disk here; kill -9 leaves the same), which holds
+// files and no manifest yet, names the manifest it looked for by its path
+// and says that an export that stopped writes none (exit 2): it said
+// "openat updeb-mirror.json: no such file or directory", naming no folder,
+// and to name a folder export wrote, which this one is.
+func TestMirrorVerifyHalfExported(t *testing.T) {
+	args, _ := demoProject(t)
+	dir := filepath.Join(testenv.TinyDisk(t, "1m"), "updeb-mirror")
+	if code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello")...); code != exitNetwork {
+		t.Fatalf("mirror export onto a full disk: exit %d, want %d\n%s%s", code, exitNetwork, stdout, stderr)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "releases.example.org", "hello", "v1.2.0", "*")); len(files) == 0 {
+		t.Fatal("the stopped export wrote no file: nothing half exported")
+	}
+	code, stdout, stderr := runCLI(t, "mirror", "verify", dir)
+	want := filepath.Join(dir, mirror.ManifestName) + ": no such file: not a mirror folder, or one whose first export stopped before its end (killed, a full disk), which writes none; export into " + dir + " again"
+	if code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("mirror verify of a half-exported folder: exit %d, want %d and %q\n%s%s", code, exitUsage, want, stdout, stderr)
+	}
+}

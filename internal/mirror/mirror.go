@@ -682,7 +682,16 @@ func readManifest(dir string, missingOK bool) (*Manifest, error) {
 	if errors.Is(err, fs.ErrNotExist) && missingOK {
 		return &Manifest{Schema: schema}, nil
 	}
-	if err != nil {
+	// The manifest named by its path: os.Root names it "updeb-mirror.json"
+	// alone. A folder whose first export stopped half way (kill -9, a full
+	// disk) holds files and no manifest: export writes it last.
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) && pe.Path == ManifestName:
+		return nil, fmt.Errorf("%w: %s: no such file: not a mirror folder, or one whose first export stopped before its end (killed, a full disk), which writes none; export into %s again", ErrManifest, name, dir)
+	case errors.As(err, &pe) && pe.Path == ManifestName:
+		return nil, fmt.Errorf("%w: %v", ErrManifest, named(err, dir, ManifestName))
+	case err != nil:
 		return nil, fmt.Errorf("%w: %v", ErrManifest, err)
 	}
 	defer f.Close()
