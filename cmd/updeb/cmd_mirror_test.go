@@ -721,3 +721,27 @@ func TestMirrorVerifyHalfExported(t *testing.T) {
 		t.Errorf("mirror verify of a half-exported folder: exit %d, want %d and %q\n%s%s", code, exitUsage, want, stdout, stderr)
 	}
 }
+
+// TestMirrorVerifyUnreadableManifest: a manifest its user may not read (a
+// stick copied with its owner's modes, 0600) is a file to make readable
+// (exit 3, the hint says to whom), not a folder export did not write: it
+// was exit 2, "name a folder 'updeb mirror export' wrote", for the one it
+// wrote, and the path the error gave was "updeb-mirror.json" alone.
+func TestMirrorVerifyUnreadableManifest(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "usb")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, mirror.ManifestName)
+	if err := os.WriteFile(manifest, []byte(`{"schema": "updeb/mirror/v1", "files": []}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		os.Chmod(manifest, 0)
+	}
+	code, stdout, stderr := runCLIUnprivileged(t, top)("mirror", "verify", dir)
+	if code != exitNetwork || !strings.Contains(stderr, "which may not openat "+manifest) || strings.Contains(stderr, "name a folder") {
+		t.Errorf("mirror verify with an unreadable manifest: exit %d, want %d and a hint naming %s\n%s%s", code, exitNetwork, manifest, stdout, stderr)
+	}
+}

@@ -689,8 +689,12 @@ func readManifest(dir string, missingOK bool) (*Manifest, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) && pe.Path == ManifestName:
 		return nil, fmt.Errorf("%w: %s: no such file: not a mirror folder, or one whose first export stopped before its end (killed, a full disk), which writes none; export into %s again", ErrManifest, name, dir)
-	case errors.As(err, &pe) && pe.Path == ManifestName:
-		return nil, fmt.Errorf("%w: %v", ErrManifest, named(err, dir, ManifestName))
+	case errors.As(err, &pe) && pe.Path == ManifestName && !errors.Is(err, confined.ErrRefused):
+		// One that may not be read (a stick copied with its owner's
+		// modes) or an I/O error: the manifest is there, and the error
+		// is the file system's (exit 3, what to do about it), not
+		// that of a folder export did not write.
+		return nil, named(err, dir, ManifestName)
 	case err != nil:
 		return nil, fmt.Errorf("%w: %v", ErrManifest, err)
 	}
