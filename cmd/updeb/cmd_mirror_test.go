@@ -745,3 +745,25 @@ func TestMirrorVerifyUnreadableManifest(t *testing.T) {
 		t.Errorf("mirror verify with an unreadable manifest: exit %d, want %d and a hint naming %s\n%s%s", code, exitNetwork, manifest, stdout, stderr)
 	}
 }
+
+// TestMirrorExportAgainMakesReadable: a file export finds already there,
+// with the bytes it would write, but readable by its owner alone (a copy
+// made under umask 077, a stick's owner-only modes) is made 0644 as a file
+// export writes is: it was left as it was, and another user on the far
+// side (a service account that builds, a web server) could not read it.
+func TestMirrorExportAgainMakesReadable(t *testing.T) {
+	args, _ := demoProject(t)
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	export := append(args, "mirror", "export", dir, "hello", "--arch", "amd64")
+	if code, stdout, stderr := runCLI(t, export...); code != 0 {
+		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	tarball := filepath.Join(dir, "releases.example.org", "hello", "v1.2.0", "hello-v1.2.0-linux-amd64.tar.gz")
+	if err := os.Chmod(tarball, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runCLI(t, export...); code != 0 {
+		t.Fatalf("mirror export again: exit %d\n%s%s", code, stdout, stderr)
+	}
+	testenv.WorldReadable(t, dir)
+}

@@ -306,7 +306,17 @@ func unlistChanged(root *os.Root, dir string, m *Manifest, next map[string]Entry
 // folder root (at dir) at its mirror path.
 func place(ctx context.Context, root *os.Root, dir string, e Entry, r *fetch.Result) error {
 	if sums, size, err := hashIn(ctx, root, e.Path, e.algorithms()); err == nil && size == e.Size && e.matches(sums) {
-		return nil // already there
+		// Already there, but perhaps readable by its owner alone (copied
+		// under umask 077): made 0644, as a file export writes, so that
+		// another user on the far side reads it. A file system whose
+		// modes its mount options decide (FAT) refuses (EPERM): its
+		// files are as readable as they can be made.
+		if fi, err := root.Lstat(e.Path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o444 != 0o444 {
+			if err := root.Chmod(e.Path, 0o644); err != nil && !errors.Is(err, fs.ErrPermission) {
+				return named(err, dir, e.Path)
+			}
+		}
+		return nil
 	}
 	src, _, err := confined.OpenFile(r.Path)
 	if err != nil {
