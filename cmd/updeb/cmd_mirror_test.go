@@ -767,3 +767,24 @@ func TestMirrorExportAgainMakesReadable(t *testing.T) {
 	}
 	testenv.WorldReadable(t, dir)
 }
+
+// TestHTTPMirrorServesAPage: an HTTP mirror that answers a pinned file with
+// 200 and an HTML page (its error page, a folder listing) is named as the
+// one whose copy is not the pinned file, and the hint says to bring the
+// copy over again, not to check the pin: the error named the upstream URL
+// alone, guessed at a proxy (none was used), and sent the operator to the
+// pin and the upstream release, which are right.
+func TestHTTPMirrorServesAPage(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	args, _ := demoProject(t)
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<!DOCTYPE html>\n<html><body><h1>Index of " + r.URL.Path + "</h1></body></html>\n"))
+	}))
+	t.Cleanup(web.Close)
+	code, out := buildFromMirror(t, args, "  - {prefix: https://releases.example.org/, to: "+web.URL+"/}\nno-proxy: [127.0.0.1]\n", "hello")
+	const tarball = "hello/v1.2.0/hello-v1.2.0-linux-amd64.tar.gz"
+	if code != exitCheck || !strings.Contains(out, "the copy in the mirror "+web.URL+"/"+tarball+" (direct) is corrupt: sha256 digest mismatch for https://releases.example.org/"+tarball) ||
+		!strings.Contains(out, "an HTML page, not the file: an error page or folder listing of the mirror") || !strings.Contains(out, "Bring it over again") || strings.Contains(out, "Check the pin") {
+		t.Errorf("build: exit %d, want %d, the mirror's copy named and the hint to bring it over again\n%s", code, exitCheck, out)
+	}
+}

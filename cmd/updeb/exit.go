@@ -223,7 +223,7 @@ var exitRules = []exitRule{
 	as(exitCheck, sigstoreRefusalHint),
 	is(sigstore.ErrTUF, exitCheck, "the TUF repository's answer does not verify from its root (expired, wrongly signed, rolled back or altered): nothing was stored, the root in use is unchanged"),
 	is(track.ErrUnvouched, exitCheck, "compare these digests with a value from elsewhere (upstream's release notes, a second mirror), then pass them with --sha256/--sha512 [SOURCE:]ARCH=HEX, or say --trust-on-first-use; the recipe records either"),
-	is(fetch.ErrCorruptCopy, exitCheck, "the mirror folder's copy is not the pinned file: nothing was cached or packaged. Bring it over again ('updeb mirror export' where there is a way out, then 'updeb mirror verify' here)"),
+	is(fetch.ErrCorruptCopy, exitCheck, "the mirror's copy is not the pinned file: nothing was cached or packaged. Bring it over again (a mirror folder: 'updeb mirror export' where there is a way out, then 'updeb mirror verify' here; an HTTP mirror: see what it serves at the URL the error names, an error page or another file, and put the file there)"),
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
 	is(digest.ErrChecksums, exitCheck, hintSource),

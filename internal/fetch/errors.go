@@ -149,9 +149,11 @@ func (e *MissingError) Error() string {
 // Unwrap makes a MissingError an fs.ErrNotExist.
 func (e *MissingError) Unwrap() error { return fs.ErrNotExist }
 
-// ErrCorruptCopy is wrapped (with the *digest.MismatchError) when a file
-// mirror's copy of a pinned file is not the pinned bytes: the copy carried
-// to the mirror folder is damaged, not (as far as this says) the pin.
+// ErrCorruptCopy is wrapped (with the *digest.MismatchError) when a
+// mirror's copy of a pinned file (a mirror folder's, an HTTP mirror's) is
+// not the pinned bytes: the copy carried to the mirror is damaged, or the
+// mirror answers with something else (an error page), not (as far as this
+// says) the pin.
 var ErrCorruptCopy = errors.New("corrupt")
 
 // ErrProxyNotTLS is wrapped when a proxy named https:// answered in plain

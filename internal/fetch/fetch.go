@@ -426,12 +426,21 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	sums := h.Sum()
 	if len(r.Pinned) > 0 {
 		if err := h.Check(r.URL, r.Pinned); err != nil {
-			if t.dir != "" {
-				err = fmt.Errorf("the copy in the %s is %w: %w", via, ErrCorruptCopy, err)
-			} else if htmlPage(tmp) {
+			switch {
+			case t.dir != "":
+			case htmlPage(tmp) && t.mirrored:
+				err = fmt.Errorf("%w (the bytes received are an HTML page, not the file: an error page or folder listing of the mirror, or a proxy's?)", err)
+			case htmlPage(tmp):
 				err = fmt.Errorf("%w (the bytes received are an HTML page, not the file: an error or login page of a proxy?)", err)
-			} else if p.encoding != "" {
+			case p.encoding != "":
 				err = fmt.Errorf("%w (the bytes were sent with Content-Encoding: %s though asked for as they are: a server or proxy that compresses files on the way sends other bytes than the file)", err, p.encoding)
+			}
+			// A mirror's copy (a folder's, or an HTTP mirror's) is named
+			// as the one that is not the pinned file: it was the upstream
+			// URL alone for an HTTP mirror, and the hint sent the operator
+			// to the pin and the upstream release.
+			if t.mirrored {
+				err = fmt.Errorf("the copy in the %s is %w: %w", via, ErrCorruptCopy, err)
 			}
 			return nil, err
 		}
