@@ -45,7 +45,8 @@ answers verification needed from GitHub's API (the attestations of a recipe trus
 through github-attestations:, and the bundles they point at) go in too, under the API's
 host, so that the far side verifies them offline. The manifest DIR/updeb-mirror.json
 lists every file with its URL, size and digests (exporting again adds to it). It prints
-the mirrors: entries for the far side. It writes only inside DIR: a symlink met there
+the mirrors: entries for the far side: one for every host the folder holds, those of
+earlier exports into it too. It writes only inside DIR: a symlink met there
 is refused (exit 1) or, for a file, replaced. Exports into one DIR run one at a
 time (a lock on DIR: a second waits, so that neither loses the other's manifest
 entries), and one removes the temporary copies an export killed while copying

@@ -492,19 +492,29 @@ func TestMirrorVerifySaysWhichDigest(t *testing.T) {
 	}
 }
 
+// helloFrom adds to the demo project (args, from demoProject) the recipe
+// name: the demo's hello, its package renamed name, its files downloaded
+// from prefix instead of https://releases.example.org/.
+func helloFrom(t *testing.T, args []string, name, prefix string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(args[3], "hello.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := strings.NewReplacer("https://releases.example.org/", prefix, "\nname: hello\n", "\nname: "+name+"\n",
+		"packages:\n  - name: hello\n", "packages:\n  - name: "+name+"\n").Replace(string(data))
+	if err := os.WriteFile(filepath.Join(args[3], name+".yaml"), []byte(again), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMirrorExportOneFileTwoSpellings: two recipes that download one file
 // by URLs that spell its origin two ways export it once, into the origin's
 // folder: export took the two URLs filed at one path for a conflict ("...
 // both map to releases.example.org/...") though their bytes are the same.
 func TestMirrorExportOneFileTwoSpellings(t *testing.T) {
 	args, _ := demoProject(t)
-	data, err := os.ReadFile(filepath.Join(args[3], "hello.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := strings.NewReplacer("https://releases.example.org/", "https://Releases.Example.org:443/", "\nname: hello\n", "\nname: hello-again\n",
-		"packages:\n  - name: hello\n", "packages:\n  - name: hello-again\n").Replace(string(data))
-	os.WriteFile(filepath.Join(args[3], "hello-again.yaml"), []byte(again), 0o644)
+	helloFrom(t, args, "hello-again", "https://Releases.Example.org:443/")
 	dir := filepath.Join(t.TempDir(), "updeb-mirror")
 	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "hello-again", "--arch", "amd64", "--json")...)
 	var exp struct {
@@ -786,5 +796,33 @@ func TestHTTPMirrorServesAPage(t *testing.T) {
 	if code != exitCheck || !strings.Contains(out, "the copy in the mirror "+web.URL+"/"+tarball+" (direct) is corrupt: sha256 digest mismatch for https://releases.example.org/"+tarball) ||
 		!strings.Contains(out, "an HTML page, not the file: an error page or folder listing of the mirror") || !strings.Contains(out, "Bring it over again") || strings.Contains(out, "Check the pin") {
 		t.Errorf("build: exit %d, want %d, the mirror's copy named and the hint to bring it over again\n%s", code, exitCheck, out)
+	}
+}
+
+// TestMirrorExportPrintsEveryHost: an export into a folder an earlier
+// export filled prints the mirrors: entries of every host the folder
+// holds, the config the far side needs for it: it printed those of its
+// own recipes' hosts alone, and a far side configured with them built the
+// earlier export's recipes from upstream, which it cannot reach.
+func TestMirrorExportPrintsEveryHost(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	args, _ := demoProject(t)
+	helloFrom(t, args, "hello-elsewhere", "https://downloads.example.org/")
+	cfg, err := os.ReadFile(args[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(args[1], []byte(strings.Replace(string(cfg), "mirrors:\n", "mirrors:\n  - {prefix: https://downloads.example.org/, to: mirror/releases.example.org/}\n", 1)), 0o644)
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	if code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64")...); code != 0 {
+		t.Fatalf("mirror export hello: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello-elsewhere", "--arch", "amd64")...)
+	_, entries, ok := strings.Cut(stdout, "mirrors:\n")
+	if code != 0 || !ok {
+		t.Fatalf("mirror export hello-elsewhere: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, out := buildFromMirror(t, args, entries, "hello", "hello-elsewhere"); code != 0 || !strings.Contains(out, "2 built, 0 up to date, 0 failed") {
+		t.Errorf("build with the entries the second export printed:\n%s\nexit %d\n%s", entries, code, out)
 	}
 }

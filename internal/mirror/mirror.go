@@ -68,7 +68,7 @@ type Mirror struct {
 type ExportResult struct {
 	Dir     string   `json:"dir"`
 	Files   []Entry  `json:"files"`   // the recipes' files, now in the folder
-	Mirrors []Mirror `json:"mirrors"` // what to put in the far side's config
+	Mirrors []Mirror `json:"mirrors"` // what to put in the far side's config: every host the folder holds, earlier exports' too
 }
 
 // Export fetches and verifies every source, signature and checksum file of
@@ -136,13 +136,16 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	}
 	res := &ExportResult{Dir: dir}
 	hosts := map[string]Mirror{}
-	add := func(e Entry, mi Mirror) error {
+	host := func(mi Mirror) {
 		// The folder's path escaped as a URL's (a space, "%", "#" in
 		// it), which the far side's config reads back as that path; a
 		// "," too, which a URL's path may hold as it is: the entry goes
 		// into the config as a YAML flow mapping, where it ends the value.
 		to := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(abs, mi.To)) + "/"}
 		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: strings.ReplaceAll(to.String(), ",", "%2C")}
+	}
+	add := func(e Entry, mi Mirror) error {
+		host(mi)
 		// Two URLs filed at one path (one origin spelled two ways, a
 		// "/" escaped or not) are one file when their bytes are: the
 		// far side reads it for either.
@@ -198,6 +201,16 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 	if err := writeManifest(root, abs, m); err != nil {
 		return nil, err
+	}
+	// The far side's config reads the whole folder: the hosts of earlier
+	// exports into it too. Printed for this export's alone, they were left
+	// out of the config, and their recipes went to upstream. A file filed
+	// as updeb before 2026-12 filed it (asWritten) is read through the
+	// entry of its origin's folder, which it is not in: no entry for it.
+	for _, e := range m.Files {
+		if rel, mi, err := pathOf(e.URL); err == nil && rel == e.Path {
+			host(mi)
+		}
 	}
 	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
 	for _, h := range hosts {
