@@ -826,3 +826,18 @@ func TestMirrorExportPrintsEveryHost(t *testing.T) {
 		t.Errorf("build with the entries the second export printed:\n%s\nexit %d\n%s", entries, code, out)
 	}
 }
+
+// TestMirrorFolderNotThere: a mirrors: entry whose folder is not there at
+// all (the stick or share not mounted, a mistyped to:) is named as such,
+// once per file, with the hint to mount it or fix the entry (exit 3):
+// every file was "missing from the mirror", and the hint sent the
+// operator to export them all again and carry them over.
+func TestMirrorFolderNotThere(t *testing.T) {
+	args, _ := demoProject(t)
+	gone := filepath.Join(t.TempDir(), "usb", "updeb-mirror", "releases.example.org")
+	code, out := buildFromMirror(t, args, "  - {prefix: https://releases.example.org/, to: file://"+gone+"/}\n", "hello")
+	if code != exitNetwork || !strings.Contains(out, "the mirror folder "+gone+" does not exist (a stick or share not mounted? a mistyped to: in mirrors:?)") ||
+		!strings.Contains(out, "hint: mount the stick or share that holds the mirror folder") || strings.Contains(out, "bring it over again") {
+		t.Errorf("build: exit %d, want %d and the folder named as not there\n%s", code, exitNetwork, out)
+	}
+}

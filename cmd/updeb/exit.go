@@ -322,7 +322,12 @@ var exitRules = []exitRule{
 	is(supportdata.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),
 	is(compatdata.ErrSource, exitNetwork, "the copy in use was kept. Check data: sources: (and mirrors:) in the config, or try again later; if upstream changed the page's layout, refresh the other tables with --table and report it"),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
-	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
+	as(exitNetwork, func(e *fetch.MissingError) string {
+		if e.Folder != "" {
+			return "mount the stick or share that holds the mirror folder, or fix the to: of the mirrors: entry in the config; a folder not there lacks no file to export again"
+		}
+		return "the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)"
+	}),
 	is(fetch.ErrBadRedirect, exitNetwork, "the server redirected to no usable URL (a Location that does not parse, without a host name, or with an impossible port), and will again: it is broken; see where the URL leads with curl -sI URL, and try later or point the recipe at another URL"),
 	is(fetch.ErrTooManyRedirects, exitNetwork, "the server answered with redirect after redirect (a loop, or a login page that leads back to itself), not with the file: see where the URL leads with curl -sIL URL"),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),

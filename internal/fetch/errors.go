@@ -138,11 +138,15 @@ func (e *OfflineError) Add(o *OfflineError) {
 
 // MissingError is a file a file mirror does not hold: nothing to download.
 type MissingError struct {
-	URL   string // the upstream URL
-	Where string // "mirror file:///srv/mirror/x"
+	URL    string // the upstream URL
+	Where  string // "mirror file:///srv/mirror/x"
+	Folder string // the mirror's folder, when it is not there at all (a stick not mounted), else ""
 }
 
 func (e *MissingError) Error() string {
+	if e.Folder != "" {
+		return fmt.Sprintf("fetch %s: missing from the %s: the mirror folder %s does not exist (a stick or share not mounted? a mistyped to: in mirrors:?)", e.URL, e.Where, e.Folder)
+	}
 	return fmt.Sprintf("fetch %s: missing from the %s", e.URL, e.Where)
 }
 

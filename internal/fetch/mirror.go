@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -184,7 +185,14 @@ func (f *Fetcher) copyFile(ctx context.Context, t target, upstream string, tmp *
 		return &MirrorError{URL: upstream, Target: t.url, Err: err}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return &MissingError{URL: upstream, Where: "mirror " + t.url}
+		// The whole folder not there is no file to bring over again:
+		// the stick or share that holds it is not mounted, or the
+		// mirrors: entry names another folder.
+		folder := ""
+		if _, err := os.Stat(t.dir); errors.Is(err, fs.ErrNotExist) {
+			folder = filepath.Clean(t.dir)
+		}
+		return &MissingError{URL: upstream, Where: "mirror " + t.url, Folder: folder}
 	}
 	if err != nil {
 		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
