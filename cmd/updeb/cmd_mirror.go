@@ -103,7 +103,9 @@ func newMirrorVerifyCmd(g *globalOptions) *cobra.Command {
 		Long: `verify re-reads every file DIR/updeb-mirror.json lists: a file that is not there is
 missing, one whose size or digest differs is corrupt, one that is not a regular file
 inside its host's folder DIR/HOST, the folder a build reads it from (a symlink out of
-it, a device), is refused. Exit 0 when every file is as
+it, a device), is refused. A file the manifest does not list is named unlisted (not
+checked), a temporary copy an export that was stopped left there leftover (the next
+export into DIR removes it). Exit 0 when every file is as
 listed, 1 otherwise, 2 when DIR holds no manifest updeb wrote (one that lists a URL at
 another path than the one a mirrors: entry reads for it is not one).`,
 		Example: `  updeb mirror verify /media/usb/updeb-mirror
@@ -155,9 +157,14 @@ func printMirrorReport(w io.Writer, rep *mirror.Report) {
 	}
 	unlisted := 0 // files; a folder it may not read ends in "/"
 	for _, u := range rep.Unlisted {
-		if strings.HasSuffix(u, "/") {
+		switch {
+		case strings.HasSuffix(u, "/"):
 			fmt.Fprintf(w, "unlisted %s (a folder updeb may not read: not checked)\n", esc(u))
-		} else {
+		case mirror.Leftover(u):
+			// Not a file to merge or carry: what an export stopped
+			// while copying left (kill -9, a full disk).
+			fmt.Fprintf(w, "leftover %s (a temporary copy of an export that was stopped: the next export into the folder removes it)\n", esc(u))
+		default:
 			fmt.Fprintf(w, "unlisted %s (not in the manifest: not checked)\n", esc(u))
 			unlisted++
 		}

@@ -841,3 +841,27 @@ func TestMirrorFolderNotThere(t *testing.T) {
 		t.Errorf("build: exit %d, want %d and the folder named as not there\n%s", code, exitNetwork, out)
 	}
 }
+
+// TestMirrorVerifyNamesALeftover: verify of a folder an export was killed
+// in while copying names the temporary copy it left as that, which the
+// next export removes: it was an unlisted file "not checked", with the
+// advice on how exports merge, as if it were a file to carry.
+func TestMirrorVerifyNamesALeftover(t *testing.T) {
+	args, _ := demoProject(t)
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	if code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64")...); code != 0 {
+		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	const left = "releases.example.org/pingd/v0.9.1/.pingd.amd64.tmp-4242-0" // kill -9 while it copied
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(left)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, left), []byte("half a copy"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "mirror", "verify", dir)
+	if code != 0 || !strings.Contains(out, "leftover "+left+" (a temporary copy of an export that was stopped: the next export into the folder removes it)\n") ||
+		strings.Contains(out, "unlisted") || strings.Contains(out, "not in the manifest") {
+		t.Errorf("mirror verify: exit %d\n%s%s", code, out, stderr)
+	}
+}

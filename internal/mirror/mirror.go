@@ -256,6 +256,13 @@ func sweepTemps(root *os.Root, dir string, m *Manifest, log *slog.Logger) {
 // pid and a counter.
 var tempName = regexp.MustCompile(`^\..+\.tmp-[0-9]+-[0-9]+$`)
 
+// Leftover reports whether the file rel (slash-separated, as Report's
+// Unlisted names it) is named as an export's temporary copy: one an export
+// that was stopped while copying left, which the next export removes.
+func Leftover(rel string) bool {
+	return tempName.MatchString(path.Base(rel))
+}
+
 // inFlight reports whether a folder on the path of the file rel inside dir,
 // below dir or above it, is locked (an export into it runs: Export's lock);
 // dir itself is the caller's. held keeps each folder's answer.
