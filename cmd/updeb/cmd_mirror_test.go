@@ -865,3 +865,35 @@ func TestMirrorVerifyNamesALeftover(t *testing.T) {
 		t.Errorf("mirror verify: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// TestMirrorExportFileAndFolder: recipes whose URLs need one path of the
+// folder as a file and as a folder (https://h/x.tar.gz and
+// https://h/x.tar.gz/y, which a web server serves both) are refused before
+// anything is written, naming both, as two URLs at one path are: a folder
+// mirror cannot serve both. The export wrote the files of one, then
+// stopped at the other with "refusing to write through a symlink" and the
+// advice to remove the file (a listed one) and export again, which met the
+// same.
+func TestMirrorExportFileAndFolder(t *testing.T) {
+	args, upstream := demoProject(t)
+	const tarball = "https://releases.example.org/hello/v1.2.0/hello-v1.2.0-linux-amd64.tar.gz"
+	helloFrom(t, args, "hello-below", tarball+"/")
+	// The files below the tarball's URL come from a copy of the demo's
+	// upstream (the longest mirrors: prefix wins).
+	below := filepath.Join(t.TempDir(), "below")
+	testenv.Run(t, "cp", "-a", upstream, below)
+	cfg, err := os.ReadFile(args[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(args[1], []byte(strings.Replace(string(cfg), "mirrors:\n", "mirrors:\n  - {prefix: "+tarball+"/, to: file://"+below+"/}\n", 1)), 0o644)
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "hello-below", "--arch", "amd64")...)
+	want := tarball + " and " + tarball + "/hello/v1.2.0/hello-v1.2.0-linux-amd64.tar.gz"
+	if code != exitCheck || !strings.Contains(stderr, want) || !strings.Contains(stderr, "as a file and as a folder") {
+		t.Errorf("mirror export: exit %d, want %d and %q\n%s%s", code, exitCheck, want, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "releases.example.org")); !os.IsNotExist(err) {
+		t.Errorf("the refused export wrote into the folder: %v", err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"path"
@@ -186,6 +187,9 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 		}
 		writes = append(writes, func() error { return placeAnswer(root, abs, e, a) })
 	}
+	if err := fileAndFolder(byPath); err != nil {
+		return nil, err
+	}
 	if err := unlistChanged(root, abs, m, byPath); err != nil {
 		return nil, err
 	}
@@ -218,6 +222,25 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	}
 	sort.Slice(res.Mirrors, func(i, j int) bool { return res.Mirrors[i].Prefix < res.Mirrors[j].Prefix })
 	return res, nil
+}
+
+// fileAndFolder refuses files (path -> entry: this export's and those the
+// folder lists) one of which lies below the other (https://h/x.tar.gz and
+// https://h/x.tar.gz/y, which a web server may serve both): a folder holds
+// one path as a file or as a folder, not both. Refused before anything is
+// written, as two URLs at one path are: the export wrote the one, stopped
+// at the other, and advised removing the file (listed) and exporting again,
+// which stopped there again.
+func fileAndFolder(files map[string]Entry) error {
+	paths := slices.Sorted(maps.Keys(files))
+	for _, p := range paths {
+		for a := path.Dir(p); a != "."; a = path.Dir(a) {
+			if f, ok := files[a]; ok {
+				return fmt.Errorf("%s and %s: a mirror folder cannot hold %s as a file and as a folder; export their recipes into two folders", f.URL, files[p].URL, a)
+			}
+		}
+	}
+	return nil
 }
 
 // sweepTemps removes the temporary copies (writeIn's .NAME.tmp-PID-N) that
