@@ -105,7 +105,8 @@ missing, one whose size or digest differs is corrupt, one that is not a regular 
 inside its host's folder DIR/HOST, the folder a build reads it from (a symlink out of
 it, a device), is refused. A file the manifest does not list is named unlisted (not
 checked), a temporary copy an export that was stopped left there leftover (the next
-export into DIR removes it). Exit 0 when every file is as
+export into DIR removes it); while an export into DIR runs, verify says so. Exit 0 when
+every file is as
 listed, 1 otherwise, 2 when DIR holds no manifest updeb wrote (one that lists a URL at
 another path than the one a mirrors: entry reads for it is not one).`,
 		Example: `  updeb mirror verify /media/usb/updeb-mirror
@@ -137,6 +138,9 @@ another path than the one a mirrors: entry reads for it is not one).`,
 // with the reason: it is no file to bring over again.
 func printMirrorReport(w io.Writer, rep *mirror.Report) {
 	esc := termtext.Escape
+	if rep.Exporting {
+		fmt.Fprintf(w, "an export into %s is running: what it has not written and listed yet is not checked; verify again once it ends\n", esc(rep.Dir))
+	}
 	for _, c := range rep.Files {
 		switch {
 		case c.Status == mirror.Missing && c.Detail != "":
@@ -160,6 +164,8 @@ func printMirrorReport(w io.Writer, rep *mirror.Report) {
 		switch {
 		case strings.HasSuffix(u, "/"):
 			fmt.Fprintf(w, "unlisted %s (a folder updeb may not read: not checked)\n", esc(u))
+		case mirror.Leftover(u) && rep.Exporting:
+			fmt.Fprintf(w, "copying  %s (a temporary copy the running export writes)\n", esc(u))
 		case mirror.Leftover(u):
 			// Not a file to merge or carry: what an export stopped
 			// while copying left (kill -9, a full disk).

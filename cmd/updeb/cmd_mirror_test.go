@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -842,23 +843,32 @@ func TestMirrorFolderNotThere(t *testing.T) {
 	}
 }
 
+// exportedWithACopy exports the demo's hello into a new folder, puts
+// there a temporary copy of pingd as an export writes one, and returns the
+// folder and the copy (slash-separated, below the folder).
+func exportedWithACopy(t *testing.T) (dir, copy string) {
+	t.Helper()
+	args, _ := demoProject(t)
+	dir = filepath.Join(t.TempDir(), "updeb-mirror")
+	if code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64")...); code != 0 {
+		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	copy = "releases.example.org/pingd/v0.9.1/.pingd.amd64.tmp-4242-0"
+	if err := os.MkdirAll(filepath.Join(dir, path.Dir(copy)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, copy), []byte("half a copy"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, copy
+}
+
 // TestMirrorVerifyNamesALeftover: verify of a folder an export was killed
 // in while copying names the temporary copy it left as that, which the
 // next export removes: it was an unlisted file "not checked", with the
 // advice on how exports merge, as if it were a file to carry.
 func TestMirrorVerifyNamesALeftover(t *testing.T) {
-	args, _ := demoProject(t)
-	dir := filepath.Join(t.TempDir(), "updeb-mirror")
-	if code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64")...); code != 0 {
-		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
-	}
-	const left = "releases.example.org/pingd/v0.9.1/.pingd.amd64.tmp-4242-0" // kill -9 while it copied
-	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(left)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, left), []byte("half a copy"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, left := exportedWithACopy(t) // kill -9 while it copied
 	code, out, stderr := runCLI(t, "mirror", "verify", dir)
 	if code != 0 || !strings.Contains(out, "leftover "+left+" (a temporary copy of an export that was stopped: the next export into the folder removes it)\n") ||
 		strings.Contains(out, "unlisted") || strings.Contains(out, "not in the manifest") {
@@ -895,5 +905,26 @@ func TestMirrorExportFileAndFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "releases.example.org")); !os.IsNotExist(err) {
 		t.Errorf("the refused export wrote into the folder: %v", err)
+	}
+}
+
+// TestMirrorVerifyWhileExporting: verify of a folder an export is writing
+// into says so, and names its copy in progress as that, not as the
+// leftover of an export that was stopped (which it called it, for the
+// next export to remove); --json says "exporting": true.
+func TestMirrorVerifyWhileExporting(t *testing.T) {
+	dir, copying := exportedWithACopy(t)
+	l, err := lockfile.AcquireDir(t.Context(), dir, 0) // the running export's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	code, out, stderr := runCLI(t, "mirror", "verify", dir)
+	if code != 0 || !strings.Contains(out, "an export into "+dir+" is running: what it has not written and listed yet is not checked; verify again once it ends\n") ||
+		!strings.Contains(out, "copying  "+copying+" (a temporary copy the running export writes)\n") || strings.Contains(out, "leftover") {
+		t.Errorf("mirror verify: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, _ := runCLI(t, "mirror", "verify", dir, "--json"); code != 0 || !strings.Contains(out, `"exporting": true`) {
+		t.Errorf("mirror verify --json: exit %d\n%s", code, out)
 	}
 }

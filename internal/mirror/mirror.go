@@ -613,6 +613,11 @@ type Report struct {
 	Dir      string   `json:"dir"`
 	Files    []Check  `json:"files"`
 	Unlisted []string `json:"unlisted"` // files in the folder the manifest does not name (not checked; a build whose recipe maps a URL to one reads it, and checks it against its pins), and "FOLDER/" for a folder that may not be read
+	// Exporting: an export into the folder was running (it held the
+	// folder's lock): its copies in progress and the files it had not
+	// listed yet are no leftovers, and the verdict is of a folder half
+	// written.
+	Exporting bool `json:"exporting"`
 }
 
 // Count returns how many files have status s.
@@ -640,7 +645,7 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Dir: dir, Unlisted: []string{}}
+	rep := &Report{Dir: dir, Unlisted: []string{}, Exporting: isLocked(dir)}
 	listed := map[string]bool{ManifestName: true}
 	for _, e := range m.Files {
 		if err := ctx.Err(); err != nil {
