@@ -74,6 +74,7 @@ import (
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/weblink"
 )
 
 // Config is the whole file.
@@ -895,15 +896,22 @@ func (p *parser) mirror(n *yaml.Node, prefixes map[string]int) Mirror {
 	if p.Len() > before {
 		return m
 	}
-	if u, err := srcurl.Check(m.Prefix); err != nil || u.RawQuery != "" {
+	u, err := srcurl.Check(m.Prefix)
+	if err != nil || u.RawQuery != "" {
 		p.At(prefix, "mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", srcurl.Redact(m.Prefix))
 		return m
 	}
-	if line, ok := prefixes[strings.TrimSuffix(m.Prefix, "/")]; ok {
+	// The origin written one way, as fetch matches it (https://GitHub.com:443/
+	// is https://github.com/), the path as written: one origin spelled two
+	// ways was two prefixes here, and fetch used the first alone.
+	_, after, _ := strings.Cut(m.Prefix, "://")
+	_, rest, _ := strings.Cut(after, "/")
+	key := strings.ToLower(u.Scheme) + "://" + weblink.Host(u) + "/" + strings.TrimSuffix(rest, "/")
+	if line, ok := prefixes[key]; ok {
 		p.At(prefix, "mirror prefix %q: the mirror at line %d has this prefix already, and only one of them would ever be used: keep one", srcurl.Redact(m.Prefix), line)
 		return m
 	}
-	prefixes[strings.TrimSuffix(m.Prefix, "/")] = prefix.Line
+	prefixes[key] = prefix.Line
 	if m.To != "" && !strings.Contains(m.To, "://") {
 		folder := p.file(to, fmt.Sprintf("mirror %q: to", m.Prefix), m.To)
 		if folder == "" {

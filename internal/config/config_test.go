@@ -379,6 +379,10 @@ func TestParseBounds(t *testing.T) {
 		{"mirrors:\n  - {prefix: https://a/b/, to: /m1}\n  - {prefix: https://c/, to: /m2}\n  - {prefix: https://a/b/, to: /m3}\n",
 			`c.yaml:4:14: mirror prefix "https://a/b/": the mirror at line 2 has this prefix already, and only one of them would ever be used: keep one`},
 		{"mirrors:\n  - prefix: https://a/b\n    to: /m1\n  - {prefix: https://a/b/, to: /m2}\n", `c.yaml:4:14: mirror prefix "https://a/b/": the mirror at line 2 has`},
+		// One origin spelled two ways (fetch matches origins so): the
+		// second was never used, without a word.
+		{"mirrors:\n  - {prefix: https://GitHub.com:443/helm/, to: /m1}\n  - {prefix: https://github.com./helm, to: /m2}\n",
+			`c.yaml:3:14: mirror prefix "https://github.com./helm": the mirror at line 2 has this prefix already`},
 		{"mirrors:\n  - https://a/\n", "c.yaml:2:5: a mirror must be a mapping {prefix: URL, to: URL}"},
 		{"cache: &c /a\nout: *c\n", "c.yaml:1:8: cache: YAML anchors and aliases are not supported\nc.yaml:2:6: out: YAML anchors and aliases are not supported"},
 		{"cache: /a\n---\ncache: /b\n", "c.yaml:2:1: a config file is one YAML document; found another one here"},
