@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -57,6 +58,9 @@ it unlisted, never listed with the old bytes' digests, and the next export lists
   updeb mirror export out/mirror hello pingd --arch amd64 --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := mirrorDir(args[0]); err != nil {
+				return err
+			}
 			s, err := g.openSession(cmd.Context(), args[1:], o.arches)
 			if err != nil {
 				return err
@@ -113,6 +117,9 @@ another path than the one a mirrors: entry reads for it is not one).`,
   updeb mirror verify /srv/mirror --json | jq '.files[] | select(.status != "ok")'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := mirrorDir(args[0]); err != nil {
+				return err
+			}
 			rep, verr := mirror.Verify(cmd.Context(), args[0])
 			if rep == nil {
 				return verr
@@ -129,6 +136,16 @@ another path than the one a mirrors: entry reads for it is not one).`,
 		},
 	}
 	return jsonOutput(cmd, 1)
+}
+
+// mirrorDir refuses an empty DIR (a script's unset variable): export wrote
+// the mirror into the working folder, and verify said "open : no such
+// file".
+func mirrorDir(dir string) error {
+	if dir == "" {
+		return invalidInput(errors.New("DIR is empty"), "name the mirror folder: an empty DIR (an unset variable?) would be the working folder")
+	}
+	return nil
 }
 
 // printMirrorReport prints mirror verify's report for a person. The folder

@@ -928,3 +928,25 @@ func TestMirrorVerifyWhileExporting(t *testing.T) {
 		t.Errorf("mirror verify --json: exit %d\n%s", code, out)
 	}
 }
+
+// TestMirrorEmptyDir: an empty DIR (a script's unset variable: updeb
+// mirror export "$MIRROR") is refused, exit 2, before anything is fetched
+// or written: export wrote the mirror into the working folder (a recipes
+// checkout, a home folder), and verify said "open : no such file".
+func TestMirrorEmptyDir(t *testing.T) {
+	args, _ := demoProject(t)
+	wd := t.TempDir()
+	t.Chdir(wd)
+	for _, cmd := range [][]string{append(args, "mirror", "export", "", "hello", "--arch", "amd64"), {"mirror", "verify", ""}} {
+		code, stdout, stderr := runCLI(t, cmd...)
+		if code != exitUsage || !strings.Contains(stderr, "DIR is empty") || !strings.Contains(stderr, "an unset variable?") {
+			t.Errorf("updeb %q: exit %d, want %d and DIR is empty\n%s%s", cmd, code, exitUsage, stdout, stderr)
+		}
+	}
+	if left, _ := os.ReadDir(wd); len(left) != 0 {
+		t.Errorf("the working folder holds %d file(s) after the refused export", len(left))
+	}
+	if blobs, _ := filepath.Glob(filepath.Join(args[5], "sha256", "*", "*")); len(blobs) > 0 {
+		t.Errorf("mirror export \"\" fetched %d file(s) before refusing it", len(blobs))
+	}
+}
