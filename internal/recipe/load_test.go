@@ -698,7 +698,7 @@ func loadManyPackages(t *testing.T, n int, limit uint64) *Recipe {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > limit {
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > limit*allocFactor {
 		t.Errorf("Load of %d packages allocated %d MB", n, alloc>>20)
 	}
 	return r
