@@ -2,9 +2,10 @@ package main
 
 import (
 	"bytes"
-	"os"
+	"maps"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,17 +43,8 @@ func TestStageTreeMD5sums(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
 	payload, work := t.TempDir(), t.TempDir()
 	files := map[string]string{"a/b": "one\n", "a-c": "two\n", "x/y/z": strings.Repeat("three", 1000), "empty": ""}
-	var rels []string
-	for rel, content := range files {
-		p := filepath.Join(payload, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rels = append(rels, rel)
-	}
+	testenv.WriteFiles(t, payload, files)
+	rels := slices.Collect(maps.Keys(files))
 	tree := filepath.Join(work, "tree")
 	size, err := stageTree(tree, payload, rels)
 	if err != nil {
