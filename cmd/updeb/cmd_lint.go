@@ -37,6 +37,12 @@ other names that install one path, neither conflicting with the other (the
 packages of a versioned series: kubelet-1.31, kubelet-1.32), a warning.
 Each maintainer-script fragment is checked with sh -n (the shell that runs it)
 and, when it is installed, shellcheck --shell=sh --severity=warning.
+Each systemd unit of the recipe's folder that a package installs is read as
+systemd 252 (Debian 12's) reads it: a unit where systemd never looks, a line
+or section it drops, no ExecStart=, a command or User= no node with the
+package can have are findings; a command or environment file another package
+may bring, an unknown key, a unit systemctl enable cannot enable, warnings
+(recipes/README.md, "Systemd units").
 Each finding is printed as FILE:LINE:COL: message, each warning as
 FILE:LINE:COL: warning: message. Exit 2 when there is any finding; warnings
 alone exit 0.`,

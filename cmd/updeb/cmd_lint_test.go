@@ -82,14 +82,18 @@ func TestLintCommand(t *testing.T) {
 }
 
 // helloProject writes a copy of the hello fixture project (recipes/hello.yaml
-// with the given text, its unit and default files, its keyring) and returns
-// its root.
+// with the given text, the fixture's unit, its default file, its keyring)
+// and returns its root.
 func helloProject(t *testing.T, hello string) string {
 	t.Helper()
 	root := t.TempDir()
+	unit, err := os.ReadFile(filepath.Join("..", "..", "internal", "recipe", "testdata", "recipes", "hello", "hello.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, content := range map[string]string{
 		"recipes/hello.yaml":          hello,
-		"recipes/hello/hello.service": "[Service]\n",
+		"recipes/hello/hello.service": string(unit), // lint reads it as systemd does
 		"recipes/hello/hello.default": "DAEMON_ARGS=\n",
 		"keys/hello.asc":              "placeholder\n",
 	} {

@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -17,19 +18,37 @@ import (
 // warnings as "LINE:COL: message".
 func loadWarnings(t *testing.T, text string, files map[string]string) []string {
 	t.Helper()
+	findings, warnings := loadProblems(t, text, files)
+	if len(findings) > 0 {
+		t.Fatalf("findings:\n%s", strings.Join(findings, "\n"))
+	}
+	return warnings
+}
+
+// loadProblems loads text as recipes/x.yaml, with these files in its
+// folder, and returns its findings, or else its warnings, each as
+// "LINE:COL: message".
+func loadProblems(t *testing.T, text string, files map[string]string) (findings, warnings []string) {
+	t.Helper()
 	dir, file := writeProject(t, text)
 	for name, content := range files {
 		writeFile(t, dir, "recipes/x/"+name, content)
 	}
 	r, err := Load(file, LoadOptions{})
+	var e *Error
+	if errors.As(err, &e) {
+		for _, f := range e.Findings {
+			findings = append(findings, strings.TrimPrefix(f.String(), file+":"))
+		}
+		return findings, nil
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
 	for _, w := range r.Warnings {
-		out = append(out, strings.TrimPrefix(w.String(), file+":"))
+		warnings = append(warnings, strings.TrimPrefix(w.String(), file+":"))
 	}
-	return out
+	return nil, warnings
 }
 
 // TestLintianParityWarnings: what lintian would flag in the built package
@@ -199,11 +218,11 @@ func TestLintianDescriptionErrors(t *testing.T) {
 		// the rules and the job never applied, and lint said nothing.
 		{"a sudoers file with a dot", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/sudoers.d/x.conf, mode: \"0440\"}\n", "20:33: dest: sudo skips a file in /etc/sudoers.d whose name holds a \".\" or ends in \"~\" (sudoers(5), @includedir), so the rules of /etc/sudoers.d/x.conf never apply: name it without them"},
 		{"a sudoers backup name", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/sudoers.d/x~, mode: \"0440\"}\n", "20:33: dest: sudo skips a file in /etc/sudoers.d whose name holds a \".\" or ends in \"~\" (sudoers(5), @includedir), so the rules of /etc/sudoers.d/x~ never apply: name it without them"},
-		{"a cron job with a dot", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.service, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.daily/x.sh, mode: \"0755\"}\n", "21:33: dest: cron skips a file in /etc/cron.daily whose name holds a \".\" or \"+\" (run-parts' names: letters, digits, \"_\" and \"-\"), so /etc/cron.daily/x.sh never runs (lintian's run-parts-cron-filename-contains-illegal-chars): use \"_\" instead"},
-		{"an executable cron table", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.service, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.d/x, mode: \"0755\"}\n", `21:33: mode: /etc/cron.d/x is 0755; a file in /etc/cron.d is a cron table, not a script (lintian's bad-permissions-for-etc-cron.d-script, an error, wants 0644): write mode: "0644"`},
+		{"a cron job with a dot", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.timer, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.daily/x.sh, mode: \"0755\"}\n", "21:33: dest: cron skips a file in /etc/cron.daily whose name holds a \".\" or \"+\" (run-parts' names: letters, digits, \"_\" and \"-\"), so /etc/cron.daily/x.sh never runs (lintian's run-parts-cron-filename-contains-illegal-chars): use \"_\" instead"},
+		{"an executable cron table", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.timer, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.d/x, mode: \"0755\"}\n", `21:33: mode: /etc/cron.d/x is 0755; a file in /etc/cron.d is a cron table, not a script (lintian's bad-permissions-for-etc-cron.d-script, an error, wants 0644): write mode: "0644"`},
 		// run-parts runs only executable files, and a file in /etc is
 		// 0644 unless the recipe says otherwise: the job never ran.
-		{"a cron job not executable", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.service, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.daily/x}\n", `21:33: mode: /etc/cron.daily/x is 0644: run-parts runs only the executable files of /etc/cron.daily, so the job never runs (lintian's script-not-executable): write mode: "0755"`},
+		{"a cron job not executable", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.timer, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.daily/x}\n", `21:33: mode: /etc/cron.daily/x is 0644: run-parts runs only the executable files of /etc/cron.daily, so the job never runs (lintian's script-not-executable): write mode: "0755"`},
 		// lintian wants an init script at 0755 exactly; lint said nothing
 		// of the 0644 a file in /etc gets by default.
 		{"an init script at 0644", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/init.d/x}\n      - {file: x.default, dest: /etc/init.d/README}\n      - {file: x.default, dest: /etc/init.d/y, mode: \"0755\"}\n      - {file: x.default, dest: /etc/init.d/z, mode: \"0700\"}\n", `20:33: mode: /etc/init.d/x is 0644; an init script is 0755 (lintian's non-standard-file-permissions-for-etc-init.d-script, an error, which updeb verify fails on; not executable, it cannot run at all): write mode: "0755"` + "\n" +
@@ -220,7 +239,7 @@ func TestLintianDescriptionErrors(t *testing.T) {
 		// A command stated 0644 (a mode copied from a data file) cannot
 		// run, and lintian says nothing of it.
 		{"a command nobody may execute", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /usr/sbin/x-a, mode: \"0644\"}\n      - {file: x.default, dest: /usr/sbin/x-b, mode: \"0750\"}\n", `20:54: mode: /usr/sbin/x-a is 0644: a command that nobody may execute cannot be run: leave mode out (commands get 0755) or write one with x bits`},
-		{"a cron table and job as cron reads them", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.service, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.d/x_y-z}\n", ""},
+		{"a cron table and job as cron reads them", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.timer, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.d/x_y-z}\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if !strings.Contains(baseRecipe, tt.old) {
@@ -322,7 +341,11 @@ func TestCronJobWithoutTimer(t *testing.T) {
 				if err := os.Chmod(filepath.Join(tree, d), mode); err != nil {
 					t.Fatal(err)
 				}
-				files += fmt.Sprintf("      - {file: x.default, dest: %s, mode: \"%04o\"}\n", d, mode)
+				local := "x.default"
+				if strings.HasSuffix(d, ".timer") {
+					local = "x.timer"
+				}
+				files += fmt.Sprintf("      - {file: %s, dest: %s, mode: \"%04o\"}\n", local, d, mode)
 			}
 			out := lintianOnTree(t, tools, tree, "1.0-1", "")
 			lintian := strings.Contains(out, " "+tag+" ")

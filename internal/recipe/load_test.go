@@ -68,8 +68,9 @@ func writeProject(t *testing.T, text string) (dir, file string) {
 	dir = t.TempDir()
 	for name, content := range map[string]string{
 		"recipes/x.yaml":           text,
-		"recipes/x/x.service":      "[Service]\nExecStart=/usr/bin/x\n",
+		"recipes/x/x.service":      "[Service]\nExecStart=/usr/bin/x\n\n[Install]\nWantedBy=multi-user.target\n",
 		"recipes/x/x.default":      "DAEMON_ARGS=\n",
+		"recipes/x/x.timer":        "[Timer]\nOnCalendar=daily\n\n[Install]\nWantedBy=timers.target\n",
 		"keys/k.asc":               "placeholder\n",
 		"recipes/x/sub/x.default":  "DAEMON_ARGS=\n",
 		"recipes/x/tool.pub":       testPublicKey,
@@ -333,14 +334,14 @@ func TestLoadErrors(t *testing.T) {
 		// and removing it removes the first's).
 		{"a file under merged-/usr's other name", []edit{{"      - {file: x.service,", "      - {file: x.default, dest: /bin/x}\n      - {file: x.service,"}},
 			[]string{"recipes/x.yaml:19:33: dest: /bin/x is installed twice in package xx as /usr/bin/x (on a merged-/usr system, as every Debian since 12 is, /bin is a symlink to usr/bin)"}},
-		{"a file another package installs under merged-/usr's other name", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n  - name: xy\n    summary: Y tool\n    description: The Y tool.\n    section: admin\n    files: [{file: x.default, dest: /usr/lib/systemd/system/x.service}]\n"}},
+		{"a file another package installs under merged-/usr's other name", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n  - name: xy\n    summary: Y tool\n    description: The Y tool.\n    section: admin\n    files: [{file: x.service, dest: /usr/lib/systemd/system/x.service}]\n"}},
 			[]string{"recipes/x.yaml:25:37: dest: /usr/lib/systemd/system/x.service is already installed by package xx as /lib/systemd/system/x.service (on a merged-/usr system, as every Debian since 12 is, /lib is a symlink to usr/lib)"}},
 		{"a symlink where merged-/usr has a folder", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    symlinks: [{dest: /usr/lib/systemd, target: /opt/systemd}]\n"}},
 			[]string{"recipes/x.yaml:21:23: symlink dest: /usr/lib/systemd is installed as a symlink, but /lib/systemd/system/x.service (package xx) goes inside it: it must be a directory (on a merged-/usr system, as every Debian since 12 is, /lib is a symlink to usr/lib)"}},
 		{"a file inside a symlink under merged-/usr's other name", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    symlinks: [{dest: /lib/x, target: /opt/x}]\n  - name: xy\n    summary: Y tool\n    description: The Y tool.\n    section: admin\n    files: [{file: x.default, dest: /usr/lib/x/y}]\n"}},
 			[]string{"recipes/x.yaml:26:37: dest: /usr/lib/x/y would be inside /lib/x, which package xx installs as a symlink: dpkg can put nothing inside it (on a merged-/usr system, as every Debian since 12 is, /lib is a symlink to usr/lib)"}},
 		// Folders are one on merged-/usr too: a unit in each is fine.
-		{"units in /lib and /usr/lib", []edit{{"      - {file: x.service,", "      - {file: x.default, dest: /usr/lib/systemd/system/y.service}\n      - {file: x.service,"}}, nil},
+		{"units in /lib and /usr/lib", []edit{{"      - {file: x.service,", "      - {file: x.service, dest: /usr/lib/systemd/system/y.service}\n      - {file: x.service,"}}, nil},
 		// dpkg replaced the /lib64 symlink of a merged-/usr root (the way to
 		// the dynamic loader) with the package's, and refuses /opt nowhere.
 		{"a symlink and a hardlink where every Debian system has a folder", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    symlinks: [{dest: /lib64, target: /opt/x}]\n    hardlinks: [{dest: /opt, target: /usr/bin/x}]\n"}},

@@ -183,7 +183,8 @@ type ResolvedPackage struct {
 	dynamic          bool     // the recipe says its binaries are dynamically linked
 	libc6Added       bool     // Depends holds the libc6 that dynamic adds (the recipe names none)
 	alternatives     []Alternative
-	recipePackages   []string // the names of the recipe's packages, which may carry the folders this one states too
+	unitFiles        []unitFile // the files it installs where systemd looks for units (checkUnits)
+	recipePackages   []string   // the names of the recipe's packages, which may carry the folders this one states too
 	// Scripts are the parts of the maintainer scripts updeb generates
 	// (postinst, prerm, postrm, in that order, only those needed); the
 	// scripts the package carries are these merged with Fragments
@@ -457,6 +458,9 @@ func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolv
 	// One list, which every package shares (read only): a list of its own
 	// for each made a recipe of 6,000 packages hold 36 million names.
 	recipePackages := slices.Sorted(maps.Keys(names))
+	if opts.stat != nil {
+		r.checkUnits(p.Packages, fs) // it reads the recipe's unit files, as stat says Load does
+	}
 	for i := range p.Packages {
 		pp := &p.Packages[i]
 		pp.recipePackages = recipePackages
@@ -1488,6 +1492,9 @@ func (pl *packageResolver) files() {
 		}
 		if cronDirRE.MatchString(path.Dir(pf.Dest)) {
 			pl.cronJobs = append(pl.cronJobs, cronJob{valueOf(f.node, "dest"), pf.Dest})
+		}
+		if _, _, _, ok := unitPlace(pf.Dest); ok {
+			pp.unitFiles = append(pp.unitFiles, unitFile{valueOf(f.node, "file"), valueOf(f.node, "dest"), pf.Dest, pf.LocalPath})
 		}
 		pp.Files = append(pp.Files, pf)
 	}

@@ -156,8 +156,9 @@ func TestCheckTogetherSeries(t *testing.T) {
 	// One package name in both (the series' kubernetes-node), and paths of
 	// its own in each (kubectl-1.31, kubectl-1.32): no finding (the same
 	// package at the same version is another finding's; here at two).
+	writeFile(t, dir, "recipes/x/x-1.32.service", "[Service]\nExecStart=/usr/bin/x-1.32\n\n[Install]\nWantedBy=multi-user.target\n")
 	same := []*Recipe{load("xx-1.31", "xx", ""), load("xx-1.32", "xx", "", "version: 1.0.0", "version: 1.0.1")}
-	other := []*Recipe{load("xx-1.31", "xx-1.31", ""), load("xx-1.32", "xx-1.32", "", "/usr/bin/x}", "/usr/bin/x-1.32}", "dest: /lib/systemd/system/x.service", "dest: /lib/systemd/system/x-1.32.service", "[x.service]", "[x-1.32.service]")}
+	other := []*Recipe{load("xx-1.31", "xx-1.31", ""), load("xx-1.32", "xx-1.32", "", "/usr/bin/x}", "/usr/bin/x-1.32}", "{file: x.service, dest: /lib/systemd/system/x.service}", "{file: x-1.32.service, dest: /lib/systemd/system/x-1.32.service}", "[x.service]", "[x-1.32.service]")}
 	_, w1 := CheckTogether(same)
 	_, w2 := CheckTogether(other)
 	if got := append(w1, w2...); len(got) != 0 {
