@@ -192,10 +192,12 @@ func sideBySide(r, old *recipe.Recipe, op *recipe.Resolved) map[string]bool {
 func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilegeChange {
 	names, conffiles, kept, shipped := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	linkAlt, linkPkg := map[string]recipe.Alternative{}, map[string]string{} // link -> the alternative and package that have it now
+	choices := map[[2]string]bool{}                                          // name and path of each alternative now
 	for i := range np.Packages {
 		kept[np.Packages[i].Name] = true
 		for _, a := range np.Packages[i].Alternatives() {
 			names[a.Name] = true
+			choices[[2]string{a.Name, a.Path}] = true
 			linkAlt[a.Link], linkPkg[a.Link] = a, np.Packages[i].Name
 		}
 		for _, c := range np.Packages[i].Conffiles {
@@ -238,7 +240,15 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 		}
 		for _, a := range o.Alternatives() {
 			if names[a.Name] {
-				continue // its --install in the new postinst drops the old path
+				// update-alternatives --install in the new postinst drops
+				// the old path only where its file is gone: one the recipe
+				// still installs stays a choice, at its old priority.
+				if !choices[[2]string{a.Name, a.Path}] && shipped[a.Path] {
+					out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindAlternativeGone, Subject: a.Name, Old: []string{a.Link + " -> " + a.Path}},
+						fmt.Sprintf("alternative %s has another path now, but %s, its path before, is still installed: update-alternatives keeps it a choice of %s on upgraded systems (it drops only a choice whose file is gone), at its old priority %d, and %s runs it wherever that is the highest, while a new installation runs the new path; to remove it, add to a postinst fragment of the recipe: if [ \"$1\" = configure ]; then update-alternatives --remove %s %s; fi",
+							a.Name, a.Path, a.Name, a.Priority, a.Link, a.Name, a.Path)})
+				}
+				continue
 			}
 			if n, ok := linkAlt[a.Link]; ok {
 				// update-alternatives refuses to give a link that one name

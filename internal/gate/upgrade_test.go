@@ -74,8 +74,10 @@ func TestMovedPaths(t *testing.T) {
 // conffile it no longer ships stay on upgraded systems (the link dangling,
 // the conffile still read; TestLeftBehindUpgradeEndToEnd shows it with
 // dpkg): each is a REVIEW line of the upgrade check saying what to write.
-// An alternative whose name stays (its path changes) is not: the new
-// postinst's --install drops the old path.
+// An alternative whose name stays (its path changes) is not, where the old
+// path is gone: the new postinst's --install drops it; where the recipe
+// still installs it, it stays a choice at its old priority, and is
+// (TestMovedAlternativeUpgradeEndToEnd).
 func TestLeftBehind(t *testing.T) {
 	const key = "-----BEGIN PGP PUBLIC KEY BLOCK-----\nk\n-----END PGP PUBLIC KEY BLOCK-----\n"
 	withAlt := func(text, name, path string) string {
@@ -92,6 +94,9 @@ func TestLeftBehind(t *testing.T) {
 		want       []string
 	}{
 		{"path changes", withAlt(bump, "hi", "/usr/bin/hello-2"), nil},
+		{"path changes, the old one still installed", edit(t, withAlt(bump, "hi", "/usr/bin/hello-2"), "      - {file: hello.conf,", "      - {source: hello, path: hello, dest: /usr/bin/hello-1}\n      - {file: hello.conf,"), []string{
+			`alternative-gone: package hello [amd64]: alternative hi has another path now, but /usr/bin/hello-1, its path before, is still installed: update-alternatives keeps it a choice of hi on upgraded systems (it drops only a choice whose file is gone), at its old priority 10, and /usr/bin/hi runs it wherever that is the highest, while a new installation runs the new path; to remove it, add to a postinst fragment of the recipe: if [ "$1" = configure ]; then update-alternatives --remove hi /usr/bin/hello-1; fi`,
+		}},
 		// dpkg overwrites a conffile that the new version ships as a plain
 		// file, and forgets it was one: nothing stays behind.
 		{"conffile shipped as a plain file", edit(t, withAlt(bump, "hi", "/usr/bin/hello-2"), "dest: /etc/hello/hello.conf}", "dest: /etc/hello/hello.conf, conffile: false}"), []string{

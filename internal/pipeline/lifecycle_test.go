@@ -663,6 +663,49 @@ ls "$ROOT/var/lib/dpkg/alternatives"
 	}
 }
 
+// TestMovedAlternativeUpgradeEndToEnd upgrades with real dpkg a package
+// whose alternative lc has another path now (/usr/bin/lc-2, priority 10)
+// while it still installs the old one (/usr/bin/lc-1, priority 20):
+// update-alternatives --install in the new postinst adds the new choice and
+// keeps the old, whose file is still there (it drops only a choice whose
+// file is gone), so /usr/bin/lc still runs lc-1 on upgraded systems while a
+// fresh installation runs lc-2; with the postinst fragment that `updeb
+// verify --base` names (leftBehind), the upgrade runs lc-2 too.
+func TestMovedAlternativeUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "update-alternatives")
+	v1 := buildLC(t, "1.0.0", lcPackage("lca", `    files:
+      - {source: lc, path: bin/lc, dest: /usr/bin/lc-1}
+    alternatives: [{name: lc, link: /usr/bin/lc, path: /usr/bin/lc-1, priority: 20}]
+`))
+	v2 := func(scripts string) string {
+		return buildLCFiles(t, "2.0.0", lcPackage("lca", scripts+`    files:
+      - {source: lc, path: bin/lc, dest: /usr/bin/lc-1}
+      - {source: lc, path: bin/lc, dest: /usr/bin/lc-2}
+    alternatives: [{name: lc, link: /usr/bin/lc, path: /usr/bin/lc-2, priority: 10}]
+`), map[string]string{"lca.postinst": "if [ \"$1\" = configure ]; then update-alternatives --remove lc /usr/bin/lc-1; fi\n"})
+	}
+	run := func(first, v2 string) string {
+		root := testenv.DpkgRoot(t)
+		return string(testenv.AsRoot(t, `mkdir -p "$ROOT/etc/alternatives" "$ROOT/var/lib/dpkg/alternatives"
+`+quietDpkg+`[ -z "$FIRST" ] || dpkg -i "$FIRST"
+dpkg -i "$V2/lca_2.0.0-1_amd64.deb"
+readlink "$ROOT/etc/alternatives/lc"
+`, "ROOT="+root, "FIRST="+first, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"))
+	}
+	v1deb := filepath.Join(v1, "lca_1.0.0-1_amd64.deb")
+	bare, fixed := v2(""), v2("    scripts: {postinst: lca.postinst}\n")
+	for _, tt := range []struct{ name, first, v2, want string }{
+		{"a fresh installation", "", bare, "/usr/bin/lc-2\n"},
+		{"an upgrade", v1deb, bare, "/usr/bin/lc-1\n"},
+		{"an upgrade with the fragment verify names", v1deb, fixed, "/usr/bin/lc-2\n"},
+		{"a fresh installation with the fragment", "", fixed, "/usr/bin/lc-2\n"},
+	} {
+		if got := run(tt.first, tt.v2); got != tt.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestRenamedAlternativeUpgradeEndToEnd upgrades with real dpkg a package
 // whose alternative lc is named lcnew now, with the same link, then
 // downgrades it (a rollback): the new postinst's update-alternatives
