@@ -584,7 +584,7 @@ func TestMovedFileUpgradeEndToEnd(t *testing.T) {
 // (aliasedMoves); moved under its old name, as the line says, it stays.
 func TestAliasedMoveUpgradeEndToEnd(t *testing.T) {
 	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb")
-	files := map[string]string{"lc.service": "[Service]\nExecStart=/usr/bin/lcy\n"}
+	files := map[string]string{"lc.service": "[Service]\nExecStart=/bin/sleep infinity\n"} // a command of every system: lca does not depend on lcb
 	const relations = "    replaces: [\"lca (<< 2.0.0-1)\"]\n    breaks: [\"lca (<< 2.0.0-1)\"]\n"
 	v1 := buildLCFiles(t, "1.0.0", lcPackage("lca", "    files:\n      - {file: lc.service, dest: /lib/systemd/system/lc.service}\n")+
 		lcPackage("lcb", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/bin/lcy}\n"), files)

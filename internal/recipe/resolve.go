@@ -1494,7 +1494,7 @@ func (pl *packageResolver) files() {
 			pl.cronJobs = append(pl.cronJobs, cronJob{valueOf(f.node, "dest"), pf.Dest})
 		}
 		if _, _, _, ok := unitPlace(pf.Dest); ok {
-			pp.unitFiles = append(pp.unitFiles, unitFile{valueOf(f.node, "file"), valueOf(f.node, "dest"), pf.Dest, pf.LocalPath})
+			pp.unitFiles = append(pp.unitFiles, unitFile{valueOf(f.node, "file"), valueOf(f.node, "dest"), "dest", pf.Dest, pf.LocalPath})
 		}
 		pp.Files = append(pp.Files, pf)
 	}
@@ -1805,6 +1805,9 @@ func (pl *packageResolver) symlinks() {
 				pl.fs.warn(valueOf(l.node, "target"), "symlink target: %s -> %s %s, which lintian flags as an error (%s): write the target absolute, %s, or add %q to lintian-overrides with a comment saying why it must be so", link.Dest, link.Target, problem, tag, path.Join(path.Dir(link.Dest), link.Target), tag)
 			}
 			pl.pp.Symlinks = append(pl.pp.Symlinks, link)
+			if _, _, _, ok := unitPlace(dest); ok {
+				pl.pp.unitFiles = append(pl.pp.unitFiles, unitFile{dest: valueOf(l.node, "dest"), field: "symlink dest", path: dest}) // its place only: what it points to is checked where it is
+			}
 		}
 	}
 }

@@ -28,8 +28,9 @@ import (
 // unitFile is a file a package installs where systemd looks for units.
 type unitFile struct {
 	file, dest *yaml.Node // the mapping's file: and dest: values
+	field      string     // what dest is: "dest", "symlink dest"
 	path       string     // dest
-	local      string     // the recipe folder's file, "" for an upstream one
+	local      string     // the recipe folder's file, "" for an upstream one or a symlink
 }
 
 // unitDirs are where systemd 252 reads system units, as Debian builds it,
@@ -112,8 +113,9 @@ type unitContext struct {
 	byBase   map[string]string // base name of a command -> its path in the recipe
 	users    map[string]bool   // the recipe's system users
 	groups   map[string]bool
-	complete bool // every path of the recipe resolved: what it does not install is not there
-	outside  bool // the package depends on a package not of the recipe, which may bring a command or file
+	complete bool            // every path of the recipe resolved: what it does not install is not there
+	depends  map[string]bool // the package itself and those it depends on, which every node with it has
+	outside  bool            // the package depends on a package not of the recipe, which may bring a command or file
 }
 
 // checkUnits checks the units each package installs (Load only: it reads
@@ -151,12 +153,19 @@ func (r *Recipe) checkUnits(pps []ResolvedPackage, fs *findings) {
 	for i := range pps {
 		pp := &pps[i]
 		uc := &unitContext{pp: pp, rp: r.Packages[i], ships: ships, byBase: byBase, users: users, groups: groups, complete: complete}
-		for _, rel := range slices.Concat(pp.PreDepends, pp.Depends, pp.Recommends) {
-			for _, alt := range strings.Split(rel, "|") {
+		uc.depends = map[string]bool{pp.Name: true}
+		for j, rel := range slices.Concat(pp.PreDepends, pp.Depends, pp.Recommends) {
+			alts := strings.Split(rel, "|")
+			for _, alt := range alts {
 				name, _, _ := strings.Cut(strings.TrimSpace(alt), " ")
 				name, _, _ = strings.Cut(name, ":")
 				if name != "" && !names[name] && !IsBasePackage(name) {
 					uc.outside = true
+				}
+				// Only a package every installation has: no alternative
+				// of several, no Recommends (apt --no-install-recommends).
+				if len(alts) == 1 && j < len(pp.PreDepends)+len(pp.Depends) {
+					uc.depends[name] = true
 				}
 			}
 		}
@@ -171,7 +180,7 @@ func (r *Recipe) checkUnits(pps []ResolvedPackage, fs *findings) {
 func (r *Recipe) checkUnit(uc *unitContext, u unitFile, fs *findings) {
 	typ, dropIn, bad, _ := unitPlace(u.path)
 	if bad != "" {
-		fs.at(u.dest, "dest: %s: %s", u.path, bad)
+		fs.at(u.dest, "%s: %s: %s", u.field, u.path, bad)
 		return
 	}
 	if typ == "" || u.local == "" {
@@ -271,7 +280,10 @@ func (uc *unitContext) checkCommand(fs *findings, u unitFile, e systemdunit.Entr
 		if c.IgnoresFailure() || !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "%$") {
 			continue // "-": systemd goes on without it; a name systemd searches; a specifier or variable only the node knows
 		}
-		if _, ok := uc.ships[usrMerged(p)]; ok || baseCommands[usrMerged(p)] || !uc.complete {
+		if pkg, ok := uc.ships[usrMerged(p)]; ok && !uc.depends[pkg] && uc.complete {
+			fs.at(u.file, "%s: %s=%s is installed by package %s, which package %s does not depend on: where %s is not installed, systemd fails every start (\"Command %s is not executable\"); add %s to the depends of %s, or install the command in %s", at, e.Key, p, pkg, uc.pp.Name, pkg, p, pkg, uc.pp.Name, uc.pp.Name)
+			continue
+		} else if ok || baseCommands[usrMerged(p)] || !uc.complete {
 			continue
 		}
 		switch where, ok := uc.byBase[path.Base(p)]; {

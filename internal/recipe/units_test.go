@@ -56,6 +56,8 @@ func TestUnitContents(t *testing.T) {
 		{"a command the recipe installs elsewhere", "/usr/bin/x --flag", "/usr/sbin/x", [2]string{}, at + "file: x.service line 6: ExecStart=/usr/sbin/x names a command the recipe installs as /usr/bin/x"},
 		{"a typo", "/usr/bin/x --flag", "/usr/bin/xd", [2]string{}, at + "file: x.service line 6: ExecStart=/usr/bin/xd is installed by no package of the recipe, nor by any package of every Debian system, and package xx depends on no other"},
 		{"a command under /usr/local", "ExecStart=", "ExecStartPost=/usr/local/sbin/notify\nExecStart=", [2]string{}, at + "file: x.service line 6: ExecStartPost=/usr/local/sbin/notify is under /usr/local"},
+		{"a command of a package it depends on", "/usr/bin/x --flag", "/usr/bin/y", [2]string{"    systemd-units: [x.service]\n", "    depends: [xy]\n    systemd-units: [x.service]\n  - {name: xy, summary: Y tool, description: The Y tool., section: admin, files: [{source: bin, path: x, dest: /usr/bin/y}]}\n"}, ""},
+		{"a command of a package it only recommends", "/usr/bin/x --flag", "/usr/bin/y", [2]string{"    systemd-units: [x.service]\n", "    recommends: [xy]\n    systemd-units: [x.service]\n  - {name: xy, summary: Y tool, description: The Y tool., section: admin, files: [{source: bin, path: x, dest: /usr/bin/y}]}\n"}, at + "file: x.service line 6: ExecStart=/usr/bin/y is installed by package xy, which package xx does not depend on"},
 		{"a command another package may bring", "/usr/bin/x --flag", "/usr/sbin/nginx", [2]string{"    systemd-units:", "    depends: [nginx]\n    systemd-units:"}, at + "warning: file: x.service line 6: ExecStart=/usr/sbin/nginx is installed by no package of the recipe"},
 		{"unbalanced quoting", "--flag", "\"--flag", [2]string{}, at + "file: x.service line 6: ExecStart=: unbalanced quoting"},
 		{"no ExecStart", "ExecStart=/usr/bin/x --flag\n", "", [2]string{}, at + "file: x.service: service x.service has no ExecStart="},
@@ -81,20 +83,16 @@ func TestUnitContents(t *testing.T) {
 			if tt.recipe[0] != "" {
 				text = strings.Replace(text, tt.recipe[0], tt.recipe[1], 1)
 			}
-			got := unitProblems(t, text, map[string]string{"x.service": unit, "x.default": "DAEMON_ARGS=\n"})
-			var about []string
-			for _, g := range got {
-				if strings.Contains(g, "x.service") {
-					about = append(about, g)
-				}
-			}
+			// Nothing but the unit's line: a finding elsewhere would hide
+			// those of what the recipe does not install (checkUnits).
+			about := unitProblems(t, text, map[string]string{"x.service": unit, "x.default": "DAEMON_ARGS=\n"})
 			switch {
 			case tt.want == "" && len(about) > 0:
 				t.Errorf("findings about a good unit:\n%s", strings.Join(about, "\n"))
 			case tt.want != "" && (len(about) != 1 || !strings.HasPrefix(about[0], tt.want)):
 				t.Errorf("findings:\n%s\nwant one:\n%s...", strings.Join(about, "\n"), tt.want)
 			}
-			if out := verifyUnit(t, "x.service", unit, []string{"/usr/bin/x"}); out != "" && len(about) == 0 {
+			if out := verifyUnit(t, "x.service", unit, []string{"/usr/bin/x", "/usr/bin/y"}); out != "" && len(about) == 0 {
 				t.Errorf("systemd-analyze verify says what lint does not:\n%s", out)
 			}
 		})
@@ -135,33 +133,41 @@ func verifyUnit(t *testing.T, name, unit string, installed []string) string {
 // TestUnitPlaces: a unit where systemd never reads it, or where a package
 // must not put one, is a finding at its dest; /lib/systemd/system and
 // /usr/lib/systemd/system are one folder to systemd 252 and to lintian,
-// and drop-ins and the links that enable a unit stay allowed.
+// and drop-ins and the links that enable a unit stay allowed. A symlink
+// that is a unit (an alias, a mask) is held to the same places.
 func TestUnitPlaces(t *testing.T) {
-	const at = "19:33: dest: "
-	for dest, want := range map[string]string{
-		"/usr/lib/systemd/system/x.service":              "",
-		"/lib/systemd/system/x.service.d/10-limits.conf": "",
-		"/lib/systemd/system/service.d/10-all.conf":      "",
-		"/etc/systemd/system/x.service":                  at + "/etc/systemd/system/x.service: /etc/systemd/system is the administrator's folder",
-		"/usr/local/lib/systemd/system/x.service":        at + "/usr/local/lib/systemd/system/x.service: /usr/local/lib/systemd/system is under /usr/local",
-		"/lib/systemd/system/x.servce":                   at + "/lib/systemd/system/x.servce: systemd reads only units here",
-		"/lib/systemd/system/x/x.service":                at + "/lib/systemd/system/x/x.service: systemd reads no subfolder",
-		"/lib/systemd/system/x.service.d/10-limits":      at + "/lib/systemd/system/x.service.d/10-limits: systemd reads only drop-ins named *.conf",
+	const file, link = "19:33: dest: ", "20:23: symlink dest: "
+	for _, tt := range []struct {
+		dest string
+		link bool
+		want string
+	}{
+		{"/usr/lib/systemd/system/x.service", false, ""},
+		{"/lib/systemd/system/x.service.d/10-limits.conf", false, ""},
+		{"/lib/systemd/system/service.d/10-all.conf", false, ""},
+		{"/etc/systemd/system/x.service", false, file + "/etc/systemd/system/x.service: /etc/systemd/system is the administrator's folder"},
+		{"/usr/local/lib/systemd/system/x.service", false, file + "/usr/local/lib/systemd/system/x.service: /usr/local/lib/systemd/system is under /usr/local"},
+		{"/lib/systemd/system/x.servce", false, file + "/lib/systemd/system/x.servce: systemd reads only units here"},
+		{"/lib/systemd/system/x/x.service", false, file + "/lib/systemd/system/x/x.service: systemd reads no subfolder"},
+		{"/lib/systemd/system/x.service.d/10-limits", false, file + "/lib/systemd/system/x.service.d/10-limits: systemd reads only drop-ins named *.conf"},
+		{"/lib/systemd/system/x-alias.service", true, ""},
+		{"/lib/systemd/system/multi-user.target.wants/x.service", true, ""},
+		{"/etc/systemd/system/x-alias.service", true, link + "/etc/systemd/system/x-alias.service: /etc/systemd/system is the administrator's folder"},
+		{"/usr/local/lib/systemd/system/x-alias.service", true, link + "/usr/local/lib/systemd/system/x-alias.service: /usr/local/lib/systemd/system is under /usr/local"},
+		{"/lib/systemd/system/x/x-alias.service", true, link + "/lib/systemd/system/x/x-alias.service: systemd reads no subfolder"},
 	} {
-		t.Run(dest, func(t *testing.T) {
-			text := strings.Replace(baseRecipe, "dest: /lib/systemd/system/x.service}", "dest: "+dest+"}", 1)
+		t.Run(tt.dest, func(t *testing.T) {
+			text := strings.Replace(baseRecipe, "dest: /lib/systemd/system/x.service}", "dest: "+tt.dest+"}", 1)
 			text = strings.Replace(text, "    systemd-units: [x.service]\n", "", 1)
-			var about []string
-			for _, g := range unitProblems(t, text, nil) {
-				if strings.Contains(g, "systemd") {
-					about = append(about, g)
-				}
+			if tt.link {
+				text = strings.Replace(baseRecipe, "    systemd-units:", "    symlinks: [{dest: "+tt.dest+", target: /lib/systemd/system/x.service}]\n    systemd-units:", 1)
 			}
+			about := unitProblems(t, text, nil)
 			switch {
-			case want == "" && len(about) > 0:
+			case tt.want == "" && len(about) > 0:
 				t.Errorf("findings about a good place:\n%s", strings.Join(about, "\n"))
-			case want != "" && (len(about) != 1 || !strings.HasPrefix(about[0], want)):
-				t.Errorf("findings:\n%s\nwant one:\n%s...", strings.Join(about, "\n"), want)
+			case tt.want != "" && (len(about) != 1 || !strings.HasPrefix(about[0], tt.want)):
+				t.Errorf("findings:\n%s\nwant one:\n%s...", strings.Join(about, "\n"), tt.want)
 			}
 		})
 	}
