@@ -174,7 +174,9 @@ func TestUnitPlaces(t *testing.T) {
 }
 
 // TestBaseCommandsAreDebians: basecommands.txt is what dpkg -L says the
-// base packages install in the folders of commands, on this Debian 12.
+// base packages install in the folders of commands, on this Debian 12:
+// a command of theirs it lacks, or one it names that is here but theirs
+// no more, fails.
 func TestBaseCommandsAreDebians(t *testing.T) {
 	testenv.RequireTool(t, "dpkg")
 	want := map[string]bool{}
@@ -195,8 +197,13 @@ func TestBaseCommandsAreDebians(t *testing.T) {
 		}
 	}
 	for p := range baseCommands {
-		if !want[p] {
+		// One not here is of a base package this system lacks (init,
+		// systemd-sysv in a container): dpkg -L cannot say.
+		if _, err := os.Lstat(p); err == nil && !want[p] {
 			t.Errorf("basecommands.txt names %s, which no base package installs", p)
 		}
+	}
+	if len(want) < 300 {
+		t.Errorf("the base packages here install %d commands: not a Debian 12 system?", len(want))
 	}
 }
