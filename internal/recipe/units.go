@@ -45,6 +45,10 @@ var unitDirs = []struct{ dir, wrong string }{
 	{"/run/systemd/system/", "is emptied at every boot: install the unit in /lib/systemd/system"},
 }
 
+// maxUnitProblems is the most problems of one unit file lint reports line
+// by line.
+const maxUnitProblems = 10
+
 // execKeys are the settings whose value is a command line.
 var execKeys = []string{"ExecCondition", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPost"}
 
@@ -199,10 +203,15 @@ func (r *Recipe) checkUnit(uc *unitContext, u unitFile, fs *findings) {
 	}
 	unit, problems := systemdunit.Parse(data)
 	at := func(line int) string { return fmt.Sprintf("file: %s line %d", path.Base(u.local), line) }
-	for _, p := range problems {
-		fs.at(u.file, "%s: %s", at(p.Line), p.Message)
+	problems = append(problems, unit.Check(typ)...)
+	if len(problems) > maxUnitProblems {
+		// A file that is no unit at all (a binary, a script named
+		// x.service) would be one finding a line.
+		first := slices.MinFunc(problems, func(a, b systemdunit.Problem) int { return a.Line - b.Line }).Line
+		fs.at(u.file, "file: %s: %d lines systemd would ignore or refuse, the first at line %d: is it a unit file?", path.Base(u.local), len(problems), first)
+		problems = problems[:maxUnitProblems]
 	}
-	for _, p := range unit.Check(typ) {
+	for _, p := range problems {
 		if p.Warning {
 			fs.warn(u.file, "%s: %s", at(p.Line), p.Message)
 		} else {

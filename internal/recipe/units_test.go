@@ -99,6 +99,16 @@ func TestUnitContents(t *testing.T) {
 	}
 }
 
+// TestUnitNotAUnit: a file that is no unit (a script named x.service) is
+// one finding that says so and the first few of its lines, not one a line.
+func TestUnitNotAUnit(t *testing.T) {
+	got := unitProblems(t, baseRecipe, map[string]string{"x.service": strings.Repeat("echo hello world\n", 5000)})
+	// The summary, the first lines, and the service's missing ExecStart=.
+	if len(got) != maxUnitProblems+2 || !strings.HasPrefix(got[0], "19:16: file: x.service: 5000 lines systemd would ignore or refuse, the first at line 1: is it a unit file?") {
+		t.Errorf("%d findings, the first %q; want %d, the first saying it is no unit", len(got), got[0], maxUnitProblems+2)
+	}
+}
+
 // verifyUnit runs systemd-analyze verify on unit (named name) in a root
 // with the host's units and commands, and stubs of the paths the recipe
 // installs, and returns what it says ("" for nothing).
