@@ -286,15 +286,27 @@ func (uc *unitContext) checkCommand(fs *findings, u unitFile, e systemdunit.Entr
 	}
 	for _, c := range cmds {
 		p := c.Path()
-		if c.IgnoresFailure() || !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "%$") {
-			continue // "-": systemd goes on without it; a name systemd searches; a specifier or variable only the node knows
+		if c.IgnoresFailure() || p == "" || strings.ContainsAny(p, "%$") || !strings.HasPrefix(p, "/") && strings.Contains(p, "/") {
+			continue // "-": systemd goes on without it; a specifier or variable only the node knows; a relative path, which systemd refuses itself
+		}
+		written := p
+		if !strings.HasPrefix(p, "/") {
+			// A bare name: systemd 252 runs the first of its fixed
+			// search path that is there.
+			for _, dir := range []string{"/usr/local/sbin/", "/usr/local/bin/", "/usr/sbin/", "/usr/bin/", "/sbin/", "/bin/"} {
+				if _, ok := uc.ships[usrMerged(dir+p)]; ok || baseCommands[usrMerged(dir+p)] {
+					p = dir + p
+					break
+				}
+			}
 		}
 		if pkg, ok := uc.ships[usrMerged(p)]; ok && !uc.depends[pkg] && uc.complete {
-			fs.at(u.file, "%s: %s=%s is installed by package %s, which package %s does not depend on: where %s is not installed, systemd fails every start (\"Command %s is not executable\"); add %s to the depends of %s, or install the command in %s", at, e.Key, p, pkg, uc.pp.Name, pkg, p, pkg, uc.pp.Name, uc.pp.Name)
+			fs.at(u.file, "%s: %s=%s is installed by package %s, which package %s does not depend on: where %s is not installed, systemd fails every start (\"Command %s is not executable\"); add %s to the depends of %s, or install the command in %s", at, e.Key, written, pkg, uc.pp.Name, pkg, written, pkg, uc.pp.Name, uc.pp.Name)
 			continue
 		} else if ok || baseCommands[usrMerged(p)] || !uc.complete {
 			continue
 		}
+		p = written
 		switch where, ok := uc.byBase[path.Base(p)]; {
 		case ok:
 			fs.at(u.file, "%s: %s=%s names a command the recipe installs as %s: systemd fails every start (\"Command %s is not executable\"); write %s", at, e.Key, p, where, p, where)

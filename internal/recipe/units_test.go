@@ -44,6 +44,9 @@ func TestUnitContents(t *testing.T) {
 	}{
 		{"a clean unit", "", "", [2]string{}, ""},
 		{"a command of every Debian system", "/usr/bin/x --flag", "/bin/sh -c 'exec /usr/bin/x'", [2]string{}, ""},
+		{"a bare name of a command of the package", "/usr/bin/x --flag", "x --flag", [2]string{}, ""},
+		{"a bare name of a command of every Debian system", "/usr/bin/x --flag", "sh -c x", [2]string{}, ""},
+		{"a bare name of nothing", "/usr/bin/x --flag", "xd --flag", [2]string{}, at + "file: x.service line 6: ExecStart=xd is installed by no package of the recipe"},
 		{"a missing command whose failure is ignored", "ExecStart=", "ExecStartPre=-/usr/local/bin/y\nExecStart=", [2]string{}, ""},
 		{"the system user", "User=root", "User=xx\nGroup=xx", [2]string{"    systemd-units:", "    system-user: {name: xx}\n    systemd-units:"}, ""},
 		{"a base-passwd account", "User=root", "User=www-data\nGroup=nogroup", [2]string{}, ""},
@@ -126,6 +129,11 @@ func verifyUnit(t *testing.T, name, unit string, installed []string) string {
 			continue
 		}
 		cmd, _, _ := strings.Cut(strings.TrimLeft(v, "-@:+!"), " ")
+		if found, err := exec.LookPath(cmd); err == nil && !strings.HasPrefix(cmd, "/") {
+			cmd = found // a bare name the host has: in the root where systemd searches it
+		} else if !strings.HasPrefix(cmd, "/") {
+			cmd = "/usr/bin/" + cmd
+		}
 		if _, err := os.Stat(cmd); slices.Contains(installed, cmd) || (err == nil && strings.HasPrefix(cmd, "/")) {
 			writeFile(t, root, cmd, "#!/bin/sh\n")
 			if err := os.Chmod(filepath.Join(root, cmd), 0o755); err != nil {
