@@ -68,7 +68,7 @@ func TestUnitContents(t *testing.T) {
 		{"an unknown account", "User=root", "User=kube", [2]string{}, at + "file: x.service line 5: User=kube is no account of base-passwd"},
 		{"an unknown group", "User=root", "Group=docker", [2]string{}, at + "file: x.service line 5: Group=docker is no account of base-passwd"},
 		{"a line without =", "Description=x", "Description x", [2]string{}, at + "file: x.service line 2: \"Description x\" has no \"=\""},
-		{"an assignment before any section", "[Unit]\n", "Description=y\n[Unit]\n", [2]string{}, at + "file: x.service line 1: Description= is before the first section"},
+		{"an assignment before any section", "[Unit]\n", "Description=y\n[Unit]\n", [2]string{}, at + "file: x.service line 1: \"Description\" is before the first section"},
 		{"a misspelt section", "[Service]", "[Servce]\nUser=root\n[Service]", [2]string{}, at + "file: x.service line 4: unknown section [Servce] in a .service unit"},
 		{"a misspelt key", "User=root", "Usr=root", [2]string{}, at + "warning: file: x.service line 5: unknown key Usr= in [Service]"},
 		{"a missing environment file", "ExecStart=", "EnvironmentFile=/etc/x/env\nExecStart=", [2]string{}, at + "warning: file: x.service line 6: EnvironmentFile=/etc/x/env is installed by no package of the recipe"},

@@ -108,13 +108,15 @@ func Parse(data []byte) (*Unit, []Problem) {
 			continue
 		}
 		key, value, ok := strings.Cut(joined, "=")
-		if !ok {
-			problems = append(problems, Problem{Line: lineNo, Col: col, Message: fmt.Sprintf("%q has no \"=\" (systemd ignores the line): write Key=Value, or start a comment with #", joined)})
-			continue
-		}
 		key = strings.TrimRight(key, " \t")
 		if cur == nil {
-			problems = append(problems, Problem{Line: lineNo, Col: col, Message: fmt.Sprintf("%s= is before the first section (systemd ignores it): put it under [Unit], [Service], [Install], ...", key)})
+			// systemd looks for the section first: a line before any
+			// (".include", a stray word) is "outside of section" too.
+			problems = append(problems, Problem{Line: lineNo, Col: col, Message: fmt.Sprintf("%q is before the first section (systemd ignores it): put it under [Unit], [Service], [Install], ...", key)})
+			continue
+		}
+		if !ok {
+			problems = append(problems, Problem{Line: lineNo, Col: col, Message: fmt.Sprintf("%q has no \"=\" (systemd ignores the line): write Key=Value, or start a comment with #", joined)})
 			continue
 		}
 		if key == "" {

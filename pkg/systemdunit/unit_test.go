@@ -56,6 +56,7 @@ func TestProblemsAreSystemds(t *testing.T) {
 		"section.service":  "[Unit]\nDescription=x\n[Servce]\nExecStart=/bin/true\n[Service]\nExecStart=/bin/true\n",
 		"key.service":      "[Unit]\nDescription=x\n[Service]\nExecStart=/bin/true\nUsr=root\n",
 		"outside.service":  "Description=x\n[Service]\nExecStart=/bin/true\n",
+		"include.service":  ".include /etc/x.service\n[Service]\nExecStart=/bin/true\n",
 		"timerkey.timer":   "[Timer]\nOnCalendar=daily\nExecStart=/bin/true\n",
 		"wrongtype.socket": "[Socket]\nListenStream=/run/x.sock\n[Service]\nExecStart=/bin/true\n",
 	} {
