@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/systemdunit"
 )
 
@@ -159,17 +160,17 @@ func (r *Recipe) checkUnits(pps []ResolvedPackage, fs *findings) {
 		uc := &unitContext{pp: pp, rp: r.Packages[i], ships: ships, byBase: byBase, users: users, groups: groups, complete: complete}
 		uc.depends = map[string]bool{pp.Name: true}
 		for j, rel := range slices.Concat(pp.PreDepends, pp.Depends, pp.Recommends) {
-			alts := strings.Split(rel, "|")
-			for _, alt := range alts {
-				name, _, _ := strings.Cut(strings.TrimSpace(alt), " ")
-				name, _, _ = strings.Cut(name, ":")
-				if name != "" && !names[name] && !IsBasePackage(name) {
-					uc.outside = true
-				}
-				// Only a package every installation has: no alternative
-				// of several, no Recommends (apt --no-install-recommends).
-				if len(alts) == 1 && j < len(pp.PreDepends)+len(pp.Depends) {
-					uc.depends[name] = true
+			groups, _ := deb.ParseRelations("Depends", rel) // resolving refused a bad one already
+			for _, alts := range groups {
+				for _, alt := range alts {
+					if !names[alt.Name] && !IsBasePackage(alt.Name) {
+						uc.outside = true
+					}
+					// Only a package every installation has: no alternative
+					// of several, no Recommends (apt --no-install-recommends).
+					if len(alts) == 1 && j < len(pp.PreDepends)+len(pp.Depends) {
+						uc.depends[alt.Name] = true
+					}
 				}
 			}
 		}
