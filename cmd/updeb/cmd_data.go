@@ -3,15 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/updeb/updeb/internal/compatdata"
-	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 )
 
@@ -56,12 +53,16 @@ before either is renamed (only a crash between the two renames leaves the tables
 the end-of-life data old: refresh again), or with --write FILE the recipes repository's
 data file (the overrides there are kept and reported).
 
-Anything wrong and nothing is written: every problem is named (table and URL). Exit 3:
-an answer that is unreachable or unusable (HTML, truncated, too large, malformed,
-implausible); exit 1: rows or cycles missing (accept with --allow-dropped after
+Table by table: a table whose answer is unreachable or unusable (HTML, truncated, too
+large, malformed, implausible) or lacks rows keeps its copy in use (rows, sources, date)
+and the others are written; each one kept is named with its URL, why, its copy and its
+age (and "older than data: max-age-days:" when it is). Exit 0: every table refreshed;
+exit 1: some refreshed and written, some kept (the error lists them), or nothing
+refreshed because rows or cycles were missing (accept with --allow-dropped after
 checking why), or a --write file another process changed while it was written (it keeps
-that change: run again); exit 2: a --write file that does not parse or cannot be read (a
-FIFO, a folder).`,
+that change: run again); exit 3: no table refreshed, nothing written (every answer
+unreachable or unusable, or the proxy down); exit 2: a --write file that does not parse
+or cannot be read (a FIFO, a folder).`,
 		Example: `  updeb data refresh
   updeb data refresh --write compat-data.yaml   # the repository's data file: commit the diff
   updeb data refresh --table helm --table containerd
@@ -85,6 +86,7 @@ type dataRefreshJSON struct {
 	Replaced string                      `json:"replaced,omitempty"`
 	Products []supportdata.ProductResult `json:"products,omitempty"`
 	Tables   []compatdata.TableResult    `json:"tables"`
+	Kept     []compatdata.KeptTable      `json:"kept,omitempty"`
 }
 
 func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions) error {
@@ -104,13 +106,8 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 	res, err := compatdata.Refresh(cmd.Context(), compatdata.RefreshOptions{
 		Client: f, Sources: cfg.Data.Sources, ProductURL: cfg.Data.ProductURL, Products: cfg.Data.Products,
 		Tables: o.tables, StateDir: state, Write: o.write, Now: time.Now(), AllowDropped: o.allowDropped,
+		MaxAge: cfg.Data.MaxAge(),
 	})
-	if e, ok := errors.AsType[*compatdata.RefreshError](err); ok && len(e.Others) > 0 {
-		// All or nothing, by design: say how to move the others meanwhile.
-		line := slices.Concat([]string{"updeb"}, flagArgs(cmd.InheritedFlags(), ""), []string{"data", "refresh", "--table", strings.Join(e.Others, ",")},
-			flagArgs(cmd.LocalFlags(), "table"))
-		return &moreHintError{err, "the tables that did not fail refresh alone with: " + strings.Join(line, " ")}
-	}
 	if err != nil {
 		return err
 	}
@@ -119,11 +116,14 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 	}
 	out := cmd.OutOrStdout()
 	if g.json {
-		j := dataRefreshJSON{Written: res.Written, AsOf: res.AsOf, Tables: res.Tables}
+		j := dataRefreshJSON{Written: res.Written, AsOf: res.AsOf, Tables: res.Tables, Kept: res.Kept}
 		if e := res.EndOfLife; e != nil {
 			j.Path, j.Replaced, j.Products = e.Path, e.Replaced, e.Products
 		}
-		return printJSON(out, cmd, j)
+		if err := printJSON(out, cmd, j); err != nil {
+			return err
+		}
+		return keptTables(res)
 	}
 	if e := res.EndOfLife; e != nil {
 		fmt.Fprintf(out, "support data refreshed: %s (as of %s; replaced the %s copy)\n", e.Path, e.AsOf.Format(time.RFC3339), e.Replaced)
@@ -133,7 +133,14 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 		}
 	}
 	if len(res.Tables) > 0 {
-		fmt.Fprintf(out, "compatibility tables refreshed: %s (as of %s)\n", res.Written[0], res.AsOf.Format(time.RFC3339))
+		var kept string
+		for _, k := range res.Kept {
+			kept = strings.TrimPrefix(kept+", "+k.Table, ", ")
+		}
+		if kept != "" {
+			kept = "; not refreshed, kept as they were: " + kept
+		}
+		fmt.Fprintf(out, "compatibility tables refreshed: %s (as of %s%s)\n", res.Written[0], res.AsOf.Format(time.RFC3339), kept)
 	}
 	for _, t := range res.Tables {
 		fmt.Fprintf(out, "  %-12s %3d rows    %s (replaced the %s copy)\n", t.Table, t.Rows, notes(note{"added", t.Added, ", "},
@@ -142,23 +149,24 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 			fmt.Fprintf(out, "    override %s (%s): %s\n", ov.Row, ov.Reason, overrideVerdict(ov))
 		}
 	}
-	return nil
+	return keptTables(res)
 }
 
-// flagArgs are the flags of fs given on the command line (but skip), as
-// arguments for sh.
-func flagArgs(fs *pflag.FlagSet, skip string) []string {
-	var out []string
-	fs.VisitAll(func(f *pflag.Flag) {
-		switch v := f.Value.String(); {
-		case !f.Changed || f.Name == skip:
-		case f.Value.Type() == "bool" && v == "true":
-			out = append(out, "--"+f.Name)
-		default:
-			out = append(out, recipe.ShellQuote("--"+f.Name+"="+v))
-		}
-	})
-	return out
+// keptTables is the failure of a refresh that wrote the tables it could
+// and kept the others (nil when it kept none): exit 1, as a report that
+// holds failures, apart from success (0) and from a refresh that wrote
+// nothing (3, or 1 for rows missing).
+func keptTables(res *compatdata.Result) error {
+	err := res.KeptError()
+	if err == nil {
+		return nil
+	}
+	hint := "the tables refreshed are written; each table named keeps its copy in use until a refresh of it succeeds: " +
+		"fix what its line says (data: sources:, mirrors:, the network), or wait until upstream publishes the page, then run the same command again"
+	if errors.Is(err, compatdata.ErrDropped) || errors.Is(err, supportdata.ErrDropped) {
+		hint += "; for rows or cycles missing, find out why (a partial mirror, a page rewritten?); if they really are gone, run again with --allow-dropped"
+	}
+	return checkFailed(err, hint)
 }
 
 // note is one kind of change a refresh reports: "added 1.37".

@@ -204,7 +204,8 @@ func TestDataAndPlanCommands(t *testing.T) {
 	t.Run("corrupt answer refused", func(t *testing.T) {
 		api.Raw("etcd", eoltest.Answer{Body: []byte("<!DOCTYPE html><title>Just a moment...</title>")})
 		code, _, stderr := runUpdeb(append([]string{"data", "refresh"}, common...)...)
-		if code != 3 || !strings.Contains(stderr, "the answer is HTML") || !strings.Contains(stderr, "the copy in use was kept") {
+		// The end-of-life data kept, the tables refreshed: exit 1.
+		if code != 1 || !strings.Contains(stderr, "the answer is HTML") || !strings.Contains(stderr, "[kept the refreshed "+dataFile+" copy, as of ") {
 			t.Errorf("exit %d\n%s", code, stderr)
 		}
 		kept(t)
@@ -213,7 +214,7 @@ func TestDataAndPlanCommands(t *testing.T) {
 		full := eoltest.V0(bundled.Cycles("etcd"))
 		api.Raw("etcd", eoltest.Answer{Body: full[:len(full)/3]})
 		code, _, stderr := runUpdeb(append([]string{"data", "refresh"}, common...)...)
-		if code != 3 || !strings.Contains(stderr, "truncated") {
+		if code != 1 || !strings.Contains(stderr, "truncated") {
 			t.Errorf("exit %d\n%s", code, stderr)
 		}
 		kept(t)
@@ -228,7 +229,7 @@ func TestDataAndPlanCommands(t *testing.T) {
 			body := bytes.Replace(eoltest.V0(api.Cycles("kubernetes")), []byte(c.from), []byte(c.to), 1)
 			api.Raw("kubernetes", eoltest.Answer{Body: body})
 			code, _, stderr := runUpdeb(append([]string{"data", "refresh"}, common...)...)
-			if code != 3 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, api.URL+"/api/kubernetes.json") || !strings.Contains(stderr, "the copy in use was kept") {
+			if code != 1 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, api.URL+"/api/kubernetes.json") || !strings.Contains(stderr, "[kept the refreshed "+dataFile+" copy") {
 				t.Errorf("%s: exit %d\n%s", c.want, code, stderr)
 			}
 			kept(t)

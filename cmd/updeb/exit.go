@@ -105,17 +105,6 @@ func (e *changedError) Error() string {
 	return s
 }
 
-// moreHintError adds to the hint of the rule its cause matches (and keeps
-// that rule's exit code) what only the command can say: the command line
-// that does the part that can still be done.
-type moreHintError struct {
-	err  error
-	hint string
-}
-
-func (e *moreHintError) Error() string { return e.err.Error() }
-func (e *moreHintError) Unwrap() error { return e.err }
-
 // stdoutError is a write to stdout that failed: the command's results, or
 // some of them, are lost (exit 3), whatever else it did.
 type stdoutError struct{ err error }
@@ -379,9 +368,6 @@ func exitStatus(err error) (code int, hint string) {
 	code, hint = exitDefault, ""
 	if i, h := exitRuleFor(err); i >= 0 {
 		code, hint = exitRules[i].code, h
-	}
-	if m, ok := errors.AsType[*moreHintError](err); ok {
-		hint = strings.TrimPrefix(hint+"; "+m.hint, "; ")
 	}
 	return code, hint
 }

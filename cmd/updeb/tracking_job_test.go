@@ -21,7 +21,9 @@ import (
 // and is killed (kill -9) before its description; report writes the
 // metrics file with the run's verdict; data refresh --write FILE, with
 // FAKE_REFRESH set, adds a line to FILE and prints FAKE_REFRESH's content
-// as its report; data status prints FAKE_STATUS's content.
+// as its report, then exits FAKE_REFRESH_EXIT (0 when unset: 1 is a
+// refresh that wrote some tables and kept others); data status prints
+// FAKE_STATUS's content.
 const fakeUpdeb = `#!/usr/bin/env bash
 set -eu
 while [ "$#" -gt 0 ] && [ "$1" = --config ]; do shift 2; done
@@ -34,6 +36,7 @@ data)
 	if [ -n "${FAKE_REFRESH:-}" ] && [ "${3:-}" = --write ]; then
 		echo "as-of: $$" >>"$4"
 		cat "$FAKE_REFRESH"
+		exit "${FAKE_REFRESH_EXIT:-0}"
 	fi
 	;;
 plan)
@@ -321,16 +324,23 @@ func TestTrackingJobKilledPlan(t *testing.T) {
 	}
 }
 
+// newTrackingJobWithDataFile is newTrackingJob with a data file,
+// compat-data.yaml, committed in the repository.
+func newTrackingJobWithDataFile(t *testing.T) *trackingJob {
+	j := newTrackingJob(t)
+	os.WriteFile(filepath.Join(j.repo, "compat-data.yaml"), []byte("as-of: 0\n"), 0o644)
+	j.git("add", "-A")
+	j.git("commit", "-q", "-m", "data file")
+	return j
+}
+
 // TestTrackingJobLongRefreshReport: a data refresh whose report is long
 // (many products and tables) and names a change first keeps its change:
 // grep -q, done after the first line, closed the pipe while the grep
 // before it still wrote, and under pipefail that grep's SIGPIPE read as
 // "no change", so the refreshed data file was thrown away.
 func TestTrackingJobLongRefreshReport(t *testing.T) {
-	j := newTrackingJob(t)
-	os.WriteFile(filepath.Join(j.repo, "compat-data.yaml"), []byte("as-of: 0\n"), 0o644)
-	j.git("add", "-A")
-	j.git("commit", "-q", "-m", "data file")
+	j := newTrackingJobWithDataFile(t)
 	var report strings.Builder
 	report.WriteString("Refreshed compat-data.yaml:\n  istio         2 cycles  changed 1.31: end of life 2027-05-30 -> 2027-03-31\n")
 	for i := range 20000 {
@@ -349,6 +359,28 @@ func TestTrackingJobLongRefreshReport(t *testing.T) {
 	}
 }
 
+// TestTrackingJobRefreshKeptSomeTables: a data refresh that wrote the
+// tables it could and kept one whose page upstream has not written yet
+// (exit 1) has its change proposed all the same, and the run fails (exit
+// 1), so that the page and the metrics say a table lags. The job threw the
+// refreshed file away, and no table moved until every upstream answered.
+func TestTrackingJobRefreshKeptSomeTables(t *testing.T) {
+	j := newTrackingJobWithDataFile(t)
+	refresh := filepath.Join(j.dir, "refresh.txt")
+	os.WriteFile(refresh, []byte("compatibility tables refreshed: compat-data.yaml (as of 2026-12-01T00:00:00Z; not refreshed, kept as they were: calico)\n"+
+		"  helm          43 rows    added 3.22 (replaced the repository compat-data.yaml copy)\n"), 0o644)
+	code, out := j.run("FAKE_REFRESH="+refresh, "FAKE_REFRESH_EXIT=1")
+	if code != 1 || !strings.Contains(out, "data refresh --write compat-data.yaml failed (exit 1)") || j.metric() != "updeb_tracking_last_run_success 0\n" {
+		t.Errorf("exit %d, metrics %q\n%s", code, j.metric(), out)
+	}
+	if diff := j.git("diff", "--name-only", "main", "updeb/tracking"); diff != "compat-data.yaml" {
+		t.Errorf("the branch changes %q, want the refreshed compat-data.yaml\n%s", diff, out)
+	}
+	if msg := j.git("log", "-1", "--format=%B", "updeb/tracking"); !strings.Contains(msg, "added 3.22") || !strings.Contains(msg, "kept as they were: calico") {
+		t.Errorf("the message:\n%s", msg)
+	}
+}
+
 // TestTrackingJobQuietUpstream: a refresh that changes no row or cycle is
 // thrown away while the data file on the base branch is young, and kept
 // (its new as-of date) once that copy is half as old as data:
@@ -356,10 +388,7 @@ func TestTrackingJobLongRefreshReport(t *testing.T) {
 // left the tables in use older than that, warned about by every command and
 // on the status page, however often the job ran.
 func TestTrackingJobQuietUpstream(t *testing.T) {
-	j := newTrackingJob(t)
-	os.WriteFile(filepath.Join(j.repo, "compat-data.yaml"), []byte("as-of: 0\n"), 0o644)
-	j.git("add", "-A")
-	j.git("commit", "-q", "-m", "data file")
+	j := newTrackingJobWithDataFile(t)
 	refresh := filepath.Join(j.dir, "refresh.txt")
 	os.WriteFile(refresh, []byte("support data refreshed: compat-data.yaml\n  kubernetes    4 cycles  no change\n"+
 		"compatibility tables refreshed: compat-data.yaml\n  helm          42 rows    no change (replaced the repository compat-data.yaml copy)\n"), 0o644)

@@ -20,9 +20,11 @@
 // format (strict: the table's columns, every cell's form, every row; named
 // lines in errors), checks it is plausible (rows only for minors the
 // end-of-life data knows, bounds in order, no row dropped unless its minors
-// are end-of-life or AllowDropped), and replaces the copies atomically, or
-// writes nothing and says which table and URL were refused (SourceError,
-// DroppedError).
+// are end-of-life or AllowDropped), and replaces the copies atomically. It
+// goes table by table: a table refused (SourceError, DroppedError, a
+// download's error) keeps its copy in use, rows, sources and as_of, while the
+// others are written (Result.Kept, KeptError); only when no table refreshed
+// does it write nothing (RefreshError).
 //
 // For callers (compat, plan): Load(stateDir, repositoryFile) returns a Set:
 // Set.Tables and Set.EOL (a *supportdata.Copy). Tables.HelmFor,

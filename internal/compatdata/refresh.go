@@ -19,6 +19,7 @@ import (
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/lockfile"
+	"github.com/updeb/updeb/pkg/plural"
 )
 
 // ErrSource is wrapped by every error about an upstream answer that cannot
@@ -58,19 +59,88 @@ func (e *DroppedError) Error() string {
 
 func (e *DroppedError) Unwrap() error { return ErrDropped }
 
-// RefreshError is a refresh refused for unusable answers (Err: every one,
-// each naming its table): nothing was written. Failed are the tables whose
-// answers were refused, Others those refreshed that were not, in the order
-// of Names then EndOfLife: a refresh of Others alone (--table) can move them.
+// RefreshError is a refresh that refreshed no table it was asked for:
+// every one failed (Err: every problem, each naming its table), and nothing
+// was written. Failed are those tables, in the order of Names then
+// EndOfLife; Kept says, for each, the copy in use kept and how old it is.
 type RefreshError struct {
-	Failed, Others []string
-	Err            error
+	Failed []string
+	Kept   []KeptTable
+	Err    error
 }
 
-func (e *RefreshError) Error() string { return e.Err.Error() }
+func (e *RefreshError) Error() string {
+	return "no table refreshed, nothing written:\n" + keptLines(e.Kept)
+}
 
 // Unwrap gives the problems, joined.
 func (e *RefreshError) Unwrap() error { return e.Err }
+
+// KeptTable is a table whose refresh failed while others refreshed (or
+// none did: RefreshError): its copy in use stays, as it was, and so does
+// the provenance that copy records (its sources and date).
+type KeptTable struct {
+	Table string `json:"table"`
+	// URL is the URL whose answer failed, "" when no one URL's (rows
+	// missing from the table, an end-of-life answer: Error names it).
+	URL   string `json:"url,omitempty"`
+	Error string `json:"error"`
+	// Copy is the copy kept ("bundled", "refreshed PATH", "repository
+	// PATH"), AsOf its date and AgeDays its age on the refresh's day.
+	Copy    string    `json:"copy"`
+	AsOf    time.Time `json:"as_of"`
+	AgeDays int       `json:"age_days"`
+	// Stale is set when the copy kept is older than RefreshOptions.MaxAge:
+	// commands still use it (it is the best data there is) and warn on
+	// every run, as they do of any stale table.
+	Stale bool `json:"stale"`
+	// Err is the failure: ErrSource, ErrDropped, supportdata's, a
+	// download's.
+	Err error `json:"-"`
+}
+
+// String is the table's line: the failure, then the copy kept and its age.
+func (k KeptTable) String() string {
+	stale := ""
+	if k.Stale {
+		stale = "; older than data: max-age-days: allows: commands warn about it until a refresh of it succeeds"
+	}
+	return fmt.Sprintf("%s [kept the %s copy, as of %s, %s old%s]", k.Error, k.Copy, k.AsOf.UTC().Format(time.DateOnly), plural.Days(k.AgeDays), stale)
+}
+
+// keptLines are the lines of kept tables, each indented.
+func keptLines(kept []KeptTable) string {
+	lines := make([]string, len(kept))
+	for i, k := range kept {
+		lines[i] = "  " + strings.ReplaceAll(k.String(), "\n", "\n    ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// KeptError is the tables a refresh that wrote the others kept (nil when it
+// kept none): not a failure of the refresh, which wrote what it could, but
+// of each kept table's upstream, which someone must look at. It wraps each
+// table's failure (errors.Is finds ErrSource, ErrDropped...).
+func (r *Result) KeptError() error {
+	if len(r.Kept) == 0 {
+		return nil
+	}
+	return &keptError{r.Kept}
+}
+
+type keptError struct{ kept []KeptTable }
+
+func (e *keptError) Error() string {
+	return fmt.Sprintf("%s not refreshed (the others were, and are written):\n%s", plural.Count(len(e.kept), "table", "tables"), keptLines(e.kept))
+}
+
+func (e *keptError) Unwrap() []error {
+	out := make([]error, len(e.kept))
+	for i, k := range e.kept {
+		out[i] = k.Err
+	}
+	return out
+}
 
 // ErrUnknownTable is wrapped when RefreshOptions.Tables names no table.
 var ErrUnknownTable = errors.New("compatdata: unknown table")
@@ -104,6 +174,9 @@ type RefreshOptions struct {
 	AllowDropped bool
 	// MaxAnswer bounds one document in bytes (0: supportdata.DefaultMaxAnswer).
 	MaxAnswer int64
+	// MaxAge is the age past which a table is stale (data: max-age-days:):
+	// a kept table older says so (0: none is).
+	MaxAge time.Duration
 }
 
 // Result says what Refresh did.
@@ -114,6 +187,10 @@ type Result struct {
 	// EndOfLife is the end-of-life data's part, nil when not refreshed.
 	EndOfLife *supportdata.Result
 	Tables    []TableResult
+	// Kept are the tables (and the end-of-life data) whose refresh failed,
+	// each keeping its copy in use, in the order of Names then EndOfLife:
+	// KeptError says so.
+	Kept []KeptTable
 }
 
 // TableResult is one table's part of a refresh.
@@ -164,9 +241,15 @@ func overrideStatus(t *Table) []OverrideStatus {
 // cycles of the product it knows, bounds in order, no row of the copy in use
 // missing unless its minors are end-of-life or AllowDropped), and writes the
 // new copies atomically: the state folder's (STATE/support/compat.yaml and
-// eol.yaml), or the repository's data file o.Write. Anything wrong, and
-// nothing is written: every problem is reported (errors.Join), naming the
-// table and the URL.
+// eol.yaml), or the repository's data file o.Write.
+//
+// Table by table: a table whose answer is wrong (unreachable, unusable,
+// rows missing) keeps its copy in use, rows, sources and date as they were,
+// and the others are written (Result.Kept, KeptError), so that one
+// upstream's page not written yet never holds back the others. Only when no
+// table refreshed is it an error (RefreshError: nothing written), and an
+// error that would fail every fetch the same way (the proxy, offline, a
+// cancel) stops the refresh at once.
 func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	if o.StateDir == "" && o.Write == "" {
 		return nil, errors.New("compatdata: no state folder and no data file to write")
@@ -192,47 +275,65 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	}
 	now := o.Now.UTC().Truncate(time.Second)
 	res := &Result{AsOf: now}
-	var errs []error
-	failed := map[string]bool{}
+	kept := map[string]KeptTable{}
+	keep := func(name, copy string, asOf time.Time, err error) {
+		k := KeptTable{Table: name, URL: failedURL(err), Error: err.Error(), Copy: copy, AsOf: asOf, Err: err}
+		k.AgeDays = max(int(now.Sub(asOf).Hours()/24), 0)
+		k.Stale = o.MaxAge > 0 && (asOf.IsZero() || now.Sub(asOf) > o.MaxAge)
+		kept[name] = k
+	}
 	eol := cur.EOL.Data
 	if selected[EndOfLife] {
 		eo := supportdata.RefreshOptions{Client: o.Client, ProductURL: o.ProductURL, Products: o.Products, Now: o.Now,
 			AllowDropped: o.AllowDropped, MaxAnswer: o.MaxAnswer}
 		r, data, err := supportdata.Fetch(ctx, eo, cur.EOL)
-		if err != nil {
-			if fatal(err) {
-				return nil, err
+		if err == nil {
+			// endoflife.date's Istio ranges, which compat prefers to
+			// Istio's table, are checked against the new data, as the
+			// rows of that table are; refused, the new data is kept out,
+			// and the tables are checked against the copy in use.
+			f := &refresher{o: o, now: now, eol: data, known: knownKubernetes(data, bundledEOL)}
+			if bad := f.istioRanges(r); len(bad) > 0 {
+				err = errors.Join(bad...)
 			}
-			errs, failed[EndOfLife] = append(errs, err), true
-		} else {
+		}
+		switch {
+		case err != nil && fatal(err):
+			return nil, err
+		case err != nil:
+			keep(EndOfLife, cur.EOL.Name(), cur.EOL.Data.AsOf, err)
+		default:
 			res.EndOfLife, eol = r, data
 		}
 	}
 	f := &refresher{o: o, now: now, eol: eol, known: knownKubernetes(eol, bundledEOL)}
-	if res.EndOfLife != nil {
-		if bad := f.istioRanges(res.EndOfLife); len(bad) > 0 {
-			errs, failed[EndOfLife] = append(errs, bad...), true
-		}
-	}
 	next := &Tables{tables: map[string]*Table{}}
 	dropped := map[string][]string{}
 	for _, s := range specs {
 		old := cur.Tables.Table(s.name)
-		if !selected[s.name] {
-			// The state folder's copy holds the tables refreshed, each
-			// with its own date; the bundled ones stay in the binary,
-			// where a newer updeb's newer snapshot replaces them.
+		var tb *Table
+		var tr TableResult
+		err := errNotSelected
+		if selected[s.name] {
+			tb, tr, err = f.table(ctx, s, old)
+			if err == nil && len(tr.Dropped) > 0 && !o.AllowDropped {
+				err = &DroppedError{Dropped: map[string][]string{s.name: tr.Dropped}}
+			}
+			switch {
+			case err != nil && fatal(err):
+				return nil, err
+			case err != nil:
+				keep(s.name, old.Copy, old.AsOf, err)
+			}
+		}
+		if err != nil {
+			// Not refreshed: the copy in use is carried as it was. The
+			// state folder's copy holds the tables refreshed, each with
+			// its own date; the bundled ones stay in the binary, where a
+			// newer updeb's newer snapshot replaces them.
 			if o.Write != "" || old.Copy != bundledCopy {
 				next.tables[s.name] = old
 			}
-			continue
-		}
-		tb, tr, err := f.table(ctx, s, old)
-		if err != nil {
-			if fatal(err) {
-				return nil, err
-			}
-			errs, failed[s.name] = append(errs, err), true
 			continue
 		}
 		if len(tr.Dropped) > 0 {
@@ -241,25 +342,44 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 		next.tables[s.name] = tb
 		res.Tables = append(res.Tables, tr)
 	}
-	if len(errs) > 0 {
-		e := &RefreshError{Err: errors.Join(errs...)}
-		for _, n := range append(Names(), EndOfLife) {
-			switch {
-			case failed[n]:
-				e.Failed = append(e.Failed, n)
-			case selected[n]:
-				e.Others = append(e.Others, n)
-			}
+	for _, n := range append(Names(), EndOfLife) {
+		if k, ok := kept[n]; ok {
+			res.Kept = append(res.Kept, k)
 		}
-		return nil, e
 	}
-	if len(dropped) > 0 && !o.AllowDropped {
-		return nil, &DroppedError{Dropped: dropped}
+	if len(res.Tables) == 0 && res.EndOfLife == nil {
+		e := &RefreshError{Kept: res.Kept}
+		var errs []error
+		for _, k := range res.Kept {
+			e.Failed, errs = append(e.Failed, k.Table), append(errs, k.Err)
+		}
+		e.Err = errors.Join(errs...)
+		return nil, e
 	}
 	if err := write(ctx, o, original, next, eol, res, dropped); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// errNotSelected marks a table a refresh of others (Tables) leaves as it is.
+var errNotSelected = errors.New("not selected")
+
+// failedURL is the URL err says failed, "" when none.
+func failedURL(err error) string {
+	if e, ok := errors.AsType[*SourceError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*fetch.NetworkError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*fetch.StatusError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*fetch.MissingError](err); ok {
+		return e.URL
+	}
+	return ""
 }
 
 // fatal reports an error that would fail every other fetch the same way.
@@ -374,7 +494,7 @@ func (f *refresher) table(ctx context.Context, s *spec, old *Table) (*Table, Tab
 			if d.minor != "" {
 				where = fmt.Sprintf(" (%s %s; %s in the URL stands for each minor)", s.perMinor, d.minor, MinorPlaceholder)
 			}
-			return nil, tr, &SourceError{s.name, d.url, fmt.Errorf("answered %q: upstream moved or removed the file (or has not published it yet)%s: find where it is now and name it in the config's data: sources: %s:, or refresh the other tables with --table", st.Status, where, s.name)}
+			return nil, tr, &SourceError{s.name, d.url, fmt.Errorf("answered %q: upstream moved or removed the file (or has not published it yet)%s: find where it is now and name it in the config's data: sources: %s:, or wait until upstream publishes it (the copy in use is kept meanwhile)", st.Status, where, s.name)}
 		}
 		if err != nil {
 			return nil, tr, fmt.Errorf("%s: %w", s.name, err)
@@ -685,6 +805,15 @@ func write(ctx context.Context, o RefreshOptions, original []byte, next *Tables,
 	var notes []string
 	for _, t := range slices.Sorted(maps.Keys(dropped)) {
 		notes = append(notes, fmt.Sprintf("Dropped (accepted with --allow-dropped): %s %s", t, strings.Join(dropped[t], ", ")))
+	}
+	if len(res.Kept) > 0 {
+		// Their rows, sources and as_of are the copy in use's, not this
+		// refresh's.
+		var names []string
+		for _, k := range res.Kept {
+			names = append(names, k.Table)
+		}
+		notes = append(notes, "Not refreshed (the refresh of each failed; each keeps its copy in use, sources and as_of): "+strings.Join(names, ", "))
 	}
 	asOf := supportdata.AsOfLabel + " " + res.AsOf.Format(time.RFC3339)
 	if o.Write != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -22,6 +23,7 @@ import (
 	"github.com/updeb/updeb/internal/testkit/compatsrc"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/lockfile"
 )
@@ -130,18 +132,51 @@ func TestRefreshThroughSquid(t *testing.T) {
 	}
 	goodTables, _ := os.ReadFile(tables)
 	goodEOL, _ := os.ReadFile(eolFile)
-	kept := func(t *testing.T) {
+	good, err := compatdata.Parse(tables, goodTables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// kept checks that the table refused (endoflife: the end-of-life data)
+	// is the copy in use as it was, rows, sources and date, and that the
+	// others were refreshed (as of later), then puts both files back.
+	later := refreshNow.Add(time.Minute)
+	kept := func(t *testing.T, table string) {
 		t.Helper()
-		if b, _ := os.ReadFile(tables); !bytes.Equal(b, goodTables) {
-			t.Error("the refreshed tables changed")
+		defer func() {
+			os.WriteFile(tables, goodTables, 0o644)
+			os.WriteFile(eolFile, goodEOL, 0o644)
+		}()
+		if b, _ := os.ReadFile(eolFile); bytes.Equal(b, goodEOL) != (table == compatdata.EndOfLife) {
+			t.Errorf("the end-of-life data replaced: %v, refused: %s", !bytes.Equal(b, goodEOL), table)
 		}
-		if b, _ := os.ReadFile(eolFile); !bytes.Equal(b, goodEOL) {
-			t.Error("the refreshed end-of-life data changed")
+		now, err := compatdata.Parse(tables, testenv.ReadFile(t, tables))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range compatdata.Names() {
+			a, b := now.Table(name), good.Table(name)
+			switch {
+			case name != table && !a.AsOf.Equal(later):
+				t.Errorf("%s was not refreshed (as of %s)", name, a.AsOf)
+			case name == table && (!a.AsOf.Equal(b.AsOf) || fmt.Sprint(a.Rows) != fmt.Sprint(b.Rows) || !slices.Equal(a.Sources, b.Sources)):
+				t.Errorf("%s, refused, changed: as of %s, %v", name, a.AsOf, a.Rows)
+			}
 		}
 		if left, _ := filepath.Glob(filepath.Join(w.state, "support", ".*")); len(left) > 0 {
 			t.Errorf("temporary files left behind: %v", left)
 		}
 	}
+	refresh := func(t *testing.T) error {
+		t.Helper()
+		o := w.opts
+		o.Now = later
+		res, err := compatdata.Refresh(ctx, o)
+		if err != nil {
+			t.Fatalf("the refresh failed as a whole: %v", err)
+		}
+		return res.KeptError()
+	}
+	tableOf := map[string]string{}
 
 	ctrPath := compatsrc.Path(compatdata.Containerd, "", 0)
 	ctr := w.up.Get(ctrPath)
@@ -155,6 +190,7 @@ func TestRefreshThroughSquid(t *testing.T) {
 		}
 		return bytes.Replace(b, []byte(old), []byte(new), 1)
 	}
+	tableOf[ctrPath], tableOf[helmPath], tableOf[kubeadmPath] = compatdata.Containerd, compatdata.Helm, compatdata.KubeadmEtcd
 	row135 := "| 1.35               | 2.2.0+, 2.1.5+, 1.7.28+          | v1              |\n"
 	for _, tc := range []struct {
 		name    string
@@ -203,7 +239,7 @@ func TestRefreshThroughSquid(t *testing.T) {
 			w.up.Put(tc.path, tc.answer)
 			defer w.up.Put(tc.path, compatsrc.Answer{Body: old})
 			start := time.Now()
-			_, err := compatdata.Refresh(ctx, w.opts)
+			err := refresh(t)
 			took := time.Since(start)
 			fail := err == nil || tc.is != nil && !errors.Is(err, tc.is)
 			for _, s := range tc.want {
@@ -215,7 +251,7 @@ func TestRefreshThroughSquid(t *testing.T) {
 			if tc.maxTime > 0 && took > tc.maxTime {
 				t.Errorf("took %s, more than %s", took, tc.maxTime)
 			}
-			kept(t)
+			kept(t, tableOf[tc.path])
 		})
 	}
 
@@ -232,12 +268,12 @@ func TestRefreshThroughSquid(t *testing.T) {
 			bad := append([]supportdata.Cycle(nil), istio...)
 			bad[0].SupportedKubernetes = tc.value
 			w.eol.Set("istio", bad)
-			_, err := compatdata.Refresh(ctx, w.opts)
+			err := refresh(t)
 			want := w.eol.URL + `/api/istio.json: cycle "1.31": supportedKubernetesVersions "` + tc.value + `": ` + tc.want
 			if !errors.Is(err, supportdata.ErrAPI) || !strings.Contains(err.Error(), want) {
 				t.Errorf("err %v\nwant one containing %q", err, want)
 			}
-			kept(t)
+			kept(t, compatdata.EndOfLife)
 		})
 	}
 
@@ -246,11 +282,16 @@ func TestRefreshThroughSquid(t *testing.T) {
 		w.up.Put(helmPath, compatsrc.Answer{Body: []byte("# nothing here\n")})
 		defer w.up.Put(ctrPath, compatsrc.Answer{Body: ctr})
 		defer w.up.Put(helmPath, compatsrc.Answer{Body: helm})
-		_, err := compatdata.Refresh(ctx, w.opts)
-		if err == nil || !strings.Contains(err.Error(), "helm: "+w.up.URL+helmPath+": no table") || !strings.Contains(err.Error(), "containerd: "+w.up.URL+ctrPath+": the answer is an HTML page") {
+		o := w.opts
+		o.Tables = []string{compatdata.Helm, compatdata.Containerd}
+		_, err := compatdata.Refresh(ctx, o)
+		if err == nil || !strings.Contains(err.Error(), "helm: "+w.up.URL+helmPath+": no table") || !strings.Contains(err.Error(), "containerd: "+w.up.URL+ctrPath+": the answer is an HTML page") ||
+			!strings.Contains(err.Error(), "no table refreshed, nothing written") {
 			t.Errorf("err %v", err)
 		}
-		kept(t)
+		if !bytes.Equal(testenv.ReadFile(t, tables), goodTables) || !bytes.Equal(testenv.ReadFile(t, eolFile), goodEOL) {
+			t.Error("a refresh where no table refreshed wrote the copies")
+		}
 	})
 
 	t.Run("the end-of-life file cannot be replaced", func(t *testing.T) {
@@ -762,7 +803,11 @@ func TestRefreshMovedFile(t *testing.T) {
 		path := compatsrc.Path(tc.table, tc.minor, 0)
 		good := w.up.Get(path)
 		w.up.Put(path, compatsrc.Answer{Status: http.StatusNotFound, Body: []byte("404: Not Found")})
-		_, err := compatdata.Refresh(context.Background(), w.opts)
+		res, err := compatdata.Refresh(context.Background(), w.opts)
+		if err != nil {
+			t.Fatalf("%s moved: the refresh failed as a whole: %v", tc.table, err)
+		}
+		err = res.KeptError()
 		want := tc.table + ": " + w.up.URL + path + `: answered "404 Not Found": upstream moved or removed the file (or has not published it yet)`
 		if tc.minor != "" {
 			want += " (calico " + tc.minor + "; {minor} in the URL stands for each minor)"
@@ -770,12 +815,16 @@ func TestRefreshMovedFile(t *testing.T) {
 		if !errors.Is(err, compatdata.ErrSource) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "data: sources: "+tc.table+":") {
 			t.Errorf("%s moved: %v\nwant ErrSource, %q and data: sources:", tc.table, err, want)
 		}
-		if e, ok := errors.AsType[*compatdata.RefreshError](err); !ok || !slices.Equal(e.Failed, []string{tc.table}) {
-			t.Errorf("%s moved: failed tables %+v", tc.table, e)
+		if len(res.Kept) != 1 || res.Kept[0].Table != tc.table || res.Kept[0].URL != w.up.URL+path || res.Kept[0].Copy != "bundled" || len(res.Tables) != 6 {
+			t.Errorf("%s moved: kept %+v, %d tables refreshed", tc.table, res.Kept, len(res.Tables))
 		}
-		if _, err := os.Stat(filepath.Join(w.state, compatdata.File)); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("%s moved: the state folder's copy was written: %v", tc.table, err)
+		// The state folder's copy holds the tables refreshed; the one kept
+		// is the bundled one, which stays in the binary.
+		if set, _, err := compatdata.Load(w.state, ""); err != nil || set.Tables.Table(tc.table).Copy != "bundled" {
+			t.Errorf("%s moved: after the refresh, its copy in use is %q (%v)", tc.table, set.Tables.Table(tc.table).Copy, err)
 		}
+		os.Remove(filepath.Join(w.state, compatdata.File))
+		os.Remove(filepath.Join(w.state, supportdata.File))
 		w.up.Put(path, compatsrc.Answer{Body: good})
 	}
 	// A mirror folder that lacks the file: the mirror's answer, not
@@ -904,5 +953,86 @@ func TestRefreshBulletOfAnotherList(t *testing.T) {
 		if !errors.Is(err, compatdata.ErrSource) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, %+v\nwant an error containing %q", tc.edit, err, res, tc.want)
 		}
+	}
+}
+
+// TestRefreshOneSourceFails: a month after a refresh, Calico's page of its
+// newest minor answers 404 (not written yet upstream) and Cilium's page
+// parses to nonsense: the other tables refresh and are written, Calico and
+// Cilium keep the copy in use (rows, sources and as_of as they were, and
+// stale past MaxAge), and each is named with its URL, why, its copy and its
+// age. The whole refresh failed, and nothing moved, for one upstream's lag.
+func TestRefreshOneSourceFails(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	if _, err := compatdata.Refresh(ctx, w.opts); err != nil {
+		t.Fatal(err)
+	}
+	tables := filepath.Join(w.state, compatdata.File)
+	before, err := compatdata.Parse(tables, testenv.ReadFile(t, tables))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calico := compatsrc.Path(compatdata.Calico, "3.32", 0)
+	w.up.Put(calico, compatsrc.Answer{Status: 404, Body: []byte("404: Not Found")})
+	cilium := compatsrc.Path(compatdata.Cilium, "1.20", 0)
+	w.up.Put(cilium, compatsrc.Answer{Body: []byte("Kubernetes Compatibility\n========================\n\nThe page moved.\n")})
+	o := w.opts
+	o.Now, o.MaxAge = refreshNow.AddDate(0, 0, 40), 30*24*time.Hour
+	res, err := compatdata.Refresh(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refreshed []string
+	for _, r := range res.Tables {
+		refreshed = append(refreshed, r.Table)
+	}
+	if got := strings.Join(refreshed, " "); got != "helm containerd istio kubeadm-etcd cri-tools" || res.EndOfLife == nil {
+		t.Errorf("refreshed %s, end-of-life %v", got, res.EndOfLife)
+	}
+	if len(res.Kept) != 2 {
+		t.Fatalf("kept %+v", res.Kept)
+	}
+	for i, want := range []struct{ table, url, why string }{
+		{compatdata.Calico, w.up.URL + calico, `answered "404 Not Found": upstream moved or removed the file (or has not published it yet) (calico 3.32`},
+		{compatdata.Cilium, w.up.URL + cilium, "no "},
+	} {
+		k := res.Kept[i]
+		if k.Table != want.table || k.URL != want.url || !strings.Contains(k.Error, want.why) || k.Copy != "refreshed "+tables ||
+			!k.AsOf.Equal(refreshNow) || k.AgeDays != 40 || !k.Stale || !errors.Is(k.Err, compatdata.ErrSource) {
+			t.Errorf("kept %d: %+v, want %s %s %q", i, k, want.table, want.url, want.why)
+		}
+	}
+	kerr := res.KeptError()
+	if !errors.Is(kerr, compatdata.ErrSource) || !strings.Contains(kerr.Error(), "2 tables not refreshed") ||
+		!strings.Contains(kerr.Error(), "[kept the refreshed "+tables+" copy, as of 2026-11-24, 40 days old; older than data: max-age-days: allows") {
+		t.Errorf("KeptError: %v", kerr)
+	}
+	after, err := compatdata.Parse(tables, testenv.ReadFile(t, tables))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range compatdata.Names() {
+		b, a := before.Table(name), after.Table(name)
+		keptTable := name == compatdata.Calico || name == compatdata.Cilium
+		if keptTable != a.AsOf.Equal(refreshNow) || keptTable && (fmt.Sprint(a.Rows) != fmt.Sprint(b.Rows) || !slices.Equal(a.Sources, b.Sources)) {
+			t.Errorf("%s after: as of %s, sources %v, %d rows (before: %s, %v, %d rows)", name, a.AsOf, a.Sources, len(a.Rows), b.AsOf, b.Sources, len(b.Rows))
+		}
+	}
+	if !strings.Contains(string(testenv.ReadFile(t, tables)), "# Not refreshed (the refresh of each failed; each keeps its copy in use, sources and as_of): calico, cilium\n") {
+		t.Errorf("the header does not say which tables were kept:\n%.900s", testenv.ReadFile(t, tables))
+	}
+
+	// Every table asked for failing is the refresh failing: nothing written.
+	o.Tables, o.Now = []string{compatdata.Calico, compatdata.Cilium}, o.Now.Add(time.Hour)
+	good := testenv.ReadFile(t, tables)
+	res, err = compatdata.Refresh(ctx, o)
+	e, ok := errors.AsType[*compatdata.RefreshError](err)
+	if res != nil || !ok || strings.Join(e.Failed, " ") != "calico cilium" || !errors.Is(err, compatdata.ErrSource) ||
+		!strings.Contains(err.Error(), "no table refreshed, nothing written:\n  calico: "+w.up.URL+calico) {
+		t.Errorf("every table failing: %v %v", res, err)
+	}
+	if !bytes.Equal(testenv.ReadFile(t, tables), good) {
+		t.Error("a refresh where every table failed rewrote the tables")
 	}
 }
