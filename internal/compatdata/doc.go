@@ -31,6 +31,7 @@
 // ContainerdFor, IstioFor, KubeadmEtcdFor, CalicoFor, CiliumFor and
 // CRIToolsFor return the effective row for a version (Match: the row, the
 // Override that replaced upstream's if any, the Table with its Copy and
-// AsOf); Table.Effective lists a table's rows with the overrides applied;
-// Set.Status is `updeb data status`.
+// AsOf); Table.Effective lists a table's rows with the overrides applied
+// (made once, when the table is read: lookups neither copy nor sort, and
+// may run from many goroutines); Set.Status is `updeb data status`.
 package compatdata

@@ -116,7 +116,7 @@ func decodeTable(d *yamlfile.Decoder, s *spec, n *yaml.Node) *Table {
 			}
 		}},
 	})
-	sortRows(tb.Rows)
+	tb.seal()
 	return tb
 }
 

@@ -515,7 +515,7 @@ func (f *refresher) table(ctx context.Context, s *spec, old *Table) (*Table, Tab
 		rows = f.keepOlder(s, old, rows)
 	}
 	tb := &Table{Name: s.name, Sources: tr.URLs, AsOf: f.now, Rows: rows, Overrides: old.Overrides}
-	sortRows(tb.Rows)
+	tb.seal()
 	tr.Rows = len(rows)
 	f.compare(s, old, tb, &tr)
 	tr.Overrides = overrideStatus(tb)

@@ -65,6 +65,12 @@ type Table struct {
 	// Copy says where the table was read from: "bundled", "refreshed PATH"
 	// or "repository PATH".
 	Copy string
+	// effective is Effective's rows, made once by seal when the table is
+	// read or refreshed (Rows and Overrides do not change after): every
+	// lookup reads them, from as many goroutines as check release sets,
+	// and none writes them. sealed is false for a Table made elsewhere.
+	effective []Row
+	sealed    bool
 }
 
 // Override is an operator's row that replaces upstream's row of the same key
@@ -77,8 +83,30 @@ type Override struct {
 // Table returns the table of that name (nil for an unknown name).
 func (t *Tables) Table(name string) *Table { return t.tables[name] }
 
-// Effective returns the rows with the overrides applied, newest first.
+// Effective returns the rows with the overrides applied, newest first: a
+// copy, the caller's to change.
 func (t *Table) Effective() []Row {
+	return slices.Clone(t.rows())
+}
+
+// rows are the effective rows, not to be changed: sorted once (seal), or
+// anew for a Table made outside this package.
+func (t *Table) rows() []Row {
+	if t.sealed {
+		return t.effective
+	}
+	return t.applyOverrides()
+}
+
+// seal sorts the rows and makes the effective rows, once Rows and
+// Overrides are complete.
+func (t *Table) seal() {
+	sortRows(t.Rows)
+	t.effective, t.sealed = t.applyOverrides(), true
+}
+
+// applyOverrides returns the rows with the overrides applied, newest first.
+func (t *Table) applyOverrides() []Row {
 	out := make([]Row, 0, len(t.Rows)+len(t.Overrides))
 	for _, r := range t.Rows {
 		if t.override(r.Key()) == nil {
@@ -120,7 +148,7 @@ func lookup[R Row](t *Table, match func(R) bool) (Match[R], bool) {
 			return Match[R]{Row: row, Override: &t.Overrides[i], Table: t}, true
 		}
 	}
-	for _, r := range t.Effective() {
+	for _, r := range t.rows() {
 		if row, ok := r.(R); ok && match(row) {
 			return Match[R]{Row: row, Override: t.override(r.Key()), Table: t}, true
 		}
