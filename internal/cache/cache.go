@@ -283,10 +283,11 @@ func openPartial(p string, flag int) (*os.File, error) {
 }
 
 // Sweep removes what interrupted runs left in the tmp folder: a partial
-// download (Partial) not touched for partialAge and not in use (its lock is
-// free), an index entry being written whose lock is free (its writer died),
-// and any other temporary file older than an hour (they live for
-// milliseconds). It returns how many files it removed.
+// download (Partial) whose file and resume record were not touched for
+// partialAge and not in use (its lock is free, and it is still old once
+// sweep holds it), an index entry being written whose lock is free (its
+// writer died), and any other temporary file older than an hour (they
+// live for milliseconds). It returns how many files it removed.
 func (c *Cache) Sweep(partialAge time.Duration) int {
 	removed := 0
 	c.sweep(partialAge, false, func(string, int64) { removed++ })
@@ -313,24 +314,51 @@ func (c *Cache) sweep(partialAge time.Duration, dryRun bool, gone func(name stri
 			continue
 		}
 		name := e.Name()
-		id, age := lockOf(name), now.Sub(fi.ModTime())
+		id := lockOf(name)
 		if id == "" {
-			if age > time.Hour {
+			if now.Sub(fi.ModTime()) > time.Hour {
 				remove(name, fi, os.RemoveAll)
 			}
 			continue
 		}
-		if strings.HasPrefix(name, partPrefix) && age <= partialAge {
+		partial := strings.HasPrefix(name, partPrefix)
+		if partial && now.Sub(partialUsed(dir, id)) <= partialAge {
 			continue // kept for a resume
 		}
+		sweeping(filepath.Join(dir, name))
 		l, busy, err := c.tryLock(id)
 		if busy || err != nil && !dryRun {
 			continue // a download is using it, or a clean-up cannot tell
 		}
-		remove(name, fi, os.Remove)
+		// Decided again under the lock: a fetch may have resumed the
+		// partial since it was listed, and let go of the lock with the
+		// bytes it added kept for the next run.
+		fi, err = os.Lstat(filepath.Join(dir, name))
+		if err == nil && (!partial || time.Since(partialUsed(dir, id)) > partialAge) {
+			remove(name, fi, os.Remove)
+		}
 		l.Unlock()
 	}
 }
+
+// partialUsed returns when the partial download id in the folder dir was
+// last written: the newer of its file's time and its resume record's (a
+// resume by a 206 adds to the file and leaves the record as it was, and
+// the one is no use without the other).
+func partialUsed(dir, id string) time.Time {
+	var last time.Time
+	for _, name := range []string{partPrefix + id, partPrefix + id + ".json"} {
+		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && fi.ModTime().After(last) {
+			last = fi.ModTime()
+		}
+	}
+	return last
+}
+
+// sweeping is called with the path of a temporary file that sweep found
+// old, before it takes the lock that says whether it is in use: a test
+// resumes the partial download in that window.
+var sweeping = func(p string) {}
 
 // tryLock takes the lock of download identity id if it is free at once. It
 // returns nil and busy when another process holds it, and nil and the

@@ -311,3 +311,63 @@ func commitWhenRemoving(t *testing.T, c *Cache, p, data string) *windowCommit {
 	t.Cleanup(func() { removing = func(string) {} })
 	return w
 }
+
+// Sweep found a partial download old and, before it took its lock, a fetch
+// took the lock, resumed the partial (its bytes grew; a resume by a 206
+// leaves the resume record as it was) and let go of it (the network failed
+// again: the bytes are kept for the next run). Sweep removed the partial
+// just resumed, or its resume record, and the next run downloaded it all
+// again. What sweep decides from the listing is checked again under the
+// lock, and a partial is as young as the newer of its file and its record.
+func TestSweepSparesAPartialResumedMeanwhile(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	id := ID("https://h/big.tgz", "")
+	f, meta, err := c.Partial(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := f.Name()
+	if _, err := f.WriteString("first half "); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.WriteFile(meta, []byte(`{"target":"https://h/big.tgz","validator":"\"v1\"","total":22}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	age(t, part, 2*day)
+	age(t, meta, 2*day)
+	resumed := false
+	sweeping = func(p string) {
+		if p != part || resumed {
+			return
+		}
+		resumed = true // the other process: resumes, and is stopped again
+		unlock, err := c.Lock(context.Background(), id)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer unlock()
+		f, _, err := c.Partial(id)
+		if err == nil {
+			_, err = f.WriteAt([]byte("second half"), int64(len("first half ")))
+			f.Close()
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { sweeping = func(string) {} })
+	if n := c.Sweep(day); n != 0 {
+		t.Errorf("Sweep removed %d files, want none", n)
+	}
+	if !resumed {
+		t.Fatal("sweep never found the partial old")
+	}
+	if got, err := os.ReadFile(part); err != nil || string(got) != "first half second half" {
+		t.Errorf("the partial resumed meanwhile: %q, %v", got, err)
+	}
+	if _, err := os.Stat(meta); err != nil {
+		t.Errorf("the resume record of the partial resumed meanwhile: %v", err)
+	}
+}
