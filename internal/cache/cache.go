@@ -630,6 +630,12 @@ func (c *Cache) lockGC(ctx context.Context, shared bool) (*lockfile.Lock, error)
 	return lockAt(ctx, c.gcLock(), lockfile.Acquire)
 }
 
+// repairing is called with the path of a lock file that lockAt found no
+// regular file, holding the lock of the locks folder, before it removes
+// what is there: a test tries the repair from another process in that
+// window.
+var repairing = func(p string) {}
+
 // lockAt takes the lock file p with take (lockfile.Acquire or
 // AcquireShared), waiting until ctx is done.
 func lockAt(ctx context.Context, p string, take func(context.Context, string, time.Duration) (*lockfile.Lock, error)) (*lockfile.Lock, error) {
@@ -639,12 +645,37 @@ func lockAt(ctx context.Context, p string, take func(context.Context, string, ti
 		// (lock files are regular files, opened without following links):
 		// a lock file takes its place, not a lasting error for every fetch
 		// of this download (or, gcLock, of every download and hit).
-		if fi, lerr := os.Lstat(p); lerr == nil && !fi.Mode().IsRegular() && evict(p) == nil {
-			l, err = take(ctx, p, 10*time.Millisecond)
+		if fi, lerr := os.Lstat(p); lerr == nil && !fi.Mode().IsRegular() {
+			if err = repairLock(ctx, p); err == nil {
+				l, err = take(ctx, p, 10*time.Millisecond)
+			}
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return l, nil
+}
+
+// repairLock removes what is at the lock file path p if it still is no
+// regular file, holding the lock of the locks folder. Two processes that
+// found it broken at once each removed it and made a lock file, the later
+// one removing the file the earlier had made and locked, and both held
+// the lock. One at a time, the later one finds the lock file made, and a
+// lock file is never removed.
+func repairLock(ctx context.Context, p string) error {
+	dl, err := lockfile.AcquireDir(ctx, filepath.Dir(p), 10*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer dl.Unlock()
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil // repaired by another process meanwhile
+	}
+	repairing(p)
+	if err := os.RemoveAll(p); err != nil {
+		return fmt.Errorf("%s is no lock file (%s) and cannot be removed: %w (remove it)", p, fi.Mode().Type(), err)
+	}
+	return nil
 }

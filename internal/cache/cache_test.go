@@ -371,3 +371,67 @@ func TestSweepSparesAPartialResumedMeanwhile(t *testing.T) {
 		t.Errorf("the resume record of the partial resumed meanwhile: %v", err)
 	}
 }
+
+// Two processes found a folder where a download's lock file goes, and both
+// replaced it: the first made the lock file and took the lock, and the
+// second, which had found the folder before, removed that lock file and
+// took the lock on one of its own, and both downloaded into the same
+// partial file at once. A repair waits for any other (here it is refused
+// at once, its context done), which finds the lock file made and takes it.
+func TestLockRepairedOnce(t *testing.T) {
+	for _, broken := range []string{"folder", "symlink"} {
+		t.Run(broken, func(t *testing.T) {
+			c, _ := Open(t.TempDir())
+			id := ID("https://h/a.tgz", "")
+			p := filepath.Join(c.dir, "locks", id+".lock")
+			var err error
+			if broken == "folder" {
+				err = os.MkdirAll(filepath.Join(p, "sub"), 0o755)
+			} else {
+				err = os.Symlink(filepath.Join(c.dir, "elsewhere"), p)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var other error
+			ran := false
+			repairing = func(string) {
+				if ran {
+					return
+				}
+				ran = true // the other process: finds it broken too, repairs it, holds it
+				done, cancel := context.WithCancel(context.Background())
+				cancel()
+				var unlock func()
+				if unlock, other = c.Lock(done, id); other == nil {
+					t.Cleanup(unlock)
+				}
+			}
+			t.Cleanup(func() { repairing = func(string) {} })
+			unlock, err := c.Lock(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ran {
+				t.Fatal("the lock was never repaired")
+			}
+			if other == nil {
+				t.Fatal("two processes hold the lock at once")
+			}
+			if !errors.Is(other, lockfile.ErrHeld) {
+				t.Fatalf("the repair beside another: %v, want it to wait for the other", other)
+			}
+			done, cancel := context.WithCancel(context.Background())
+			cancel()
+			if _, err := c.Lock(done, id); !errors.Is(err, lockfile.ErrHeld) {
+				t.Fatalf("the lock once repaired and held: %v, want it held", err)
+			}
+			unlock()
+			if unlock, err := c.Lock(done, id); err != nil {
+				t.Fatalf("the lock once let go: %v", err)
+			} else {
+				unlock()
+			}
+		})
+	}
+}
