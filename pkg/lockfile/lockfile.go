@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
@@ -34,15 +35,44 @@ func AcquireShared(ctx context.Context, path string, poll time.Duration) (*Lock,
 }
 
 // acquire takes the lock (how: LOCK_EX or LOCK_SH) on the lock file path.
+//
+// The lock is the open file's, and path may name another file by the time
+// it is taken: the file opened removed meanwhile (by a holder done with
+// it, by hand) and another made in its place, which another process
+// locked. The lock of the file removed excludes no one, so it is let go
+// and the file at path locked instead, until the two are the same.
 func acquire(ctx context.Context, path string, poll time.Duration, how int) (*Lock, error) {
-	// Never through a link: a lock file is not created where a link that
-	// someone planted points.
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock: %w", err)
+	for {
+		// Never through a link: a lock file is not created where a link
+		// that someone planted points.
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("lock: %w", err)
+		}
+		opened(path)
+		l, err := wait(ctx, f, path, poll, how)
+		if err != nil {
+			return nil, err
+		}
+		held, err := f.Stat()
+		if err != nil {
+			l.Unlock()
+			return nil, fmt.Errorf("lock: %w", err)
+		}
+		now, err := os.Lstat(path)
+		if err == nil && os.SameFile(held, now) {
+			return l, nil
+		}
+		l.Unlock()
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("lock: %w", err)
+		}
 	}
-	return wait(ctx, f, path, poll, how)
 }
+
+// opened is called with the path of a lock file acquire has opened, before
+// it locks it: a test replaces the file in that window.
+var opened = func(path string) {}
 
 // AcquireDir takes an exclusive lock on the folder dir itself, as Acquire
 // does on a file: for a folder whose contents are all someone else's to

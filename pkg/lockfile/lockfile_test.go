@@ -2,6 +2,7 @@ package lockfile
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -397,5 +398,50 @@ func TestRemoveStoppedHalfWaySwept(t *testing.T) {
 	testenv.ReadOnlyBindMount(t, ro, ro)
 	if err := d.Remove(); err == nil {
 		t.Fatal("Remove of a folder holding a read-only mount succeeded: the test misses its point")
+	}
+}
+
+// A lock file removed (by a holder done with it, or by hand) after a
+// waiter opened it, and made again by another process that locked it: the
+// waiter took the lock of the file removed, which no one else would ever
+// ask for, and two held the lock of path at once. A lock taken is checked
+// to be still the one of the file at path, and taken again if not.
+func TestLockOfARemovedFileIsTakenAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	var other *Lock
+	var otherErr error
+	ran := false
+	opened = func(p string) {
+		if p != path || ran {
+			return
+		}
+		ran = true // the other process: removes the lock file and makes its own
+		if err := os.Remove(path); err != nil {
+			t.Error(err)
+		}
+		other, otherErr = Acquire(context.Background(), path, 0)
+	}
+	t.Cleanup(func() { opened = func(string) {} })
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	l, err := Acquire(done, path, 0)
+	if !ran {
+		t.Fatal("the lock file was never opened")
+	}
+	if otherErr != nil {
+		t.Fatal(otherErr)
+	}
+	if err == nil {
+		l.Unlock()
+		t.Fatal("two hold the lock at once: one of the file removed, one of the file made in its place")
+	}
+	if !errors.Is(err, ErrHeld) {
+		t.Fatalf("the lock beside the other's: %v, want it held", err)
+	}
+	other.Unlock()
+	if l, err := Acquire(done, path, 0); err != nil {
+		t.Fatalf("the lock once let go: %v", err)
+	} else {
+		l.Unlock()
 	}
 }
