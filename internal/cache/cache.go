@@ -435,9 +435,22 @@ func (c *Cache) place(f *os.File, dst string) error {
 	}
 	dir := filepath.Dir(dst)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		// A file where the folder goes (sha256/ab) is none of ours.
-		if fi, lerr := os.Lstat(dir); lerr != nil || fi.IsDir() || evict(dir) != nil || os.Mkdir(dir, 0o755) != nil {
+		// A file where the folder goes (sha256/ab) is none of ours. It is
+		// unlinked, which never removes a folder: another commit that
+		// found it too may have removed it, made the folder and put its
+		// blob there since, and a removal of what is there removed the
+		// folder, that blob and every other blob in it.
+		if fi, lerr := os.Lstat(dir); lerr != nil {
 			return fail(err)
+		} else if !fi.IsDir() {
+			removing(dir)
+			uerr := syscall.Unlink(dir)
+			if uerr != nil && !absent(uerr) && !errors.Is(uerr, syscall.EISDIR) {
+				return fail(err)
+			}
+			if merr := os.Mkdir(dir, 0o755); merr != nil && !errors.Is(merr, fs.ErrExist) {
+				return fail(err)
+			}
 		}
 	}
 	err := os.Rename(f.Name(), dst)
@@ -573,9 +586,10 @@ func (c *Cache) evictIf(ctx context.Context, p string, still func(fs.FileInfo) b
 }
 
 // removing is called with the path of what the cache has decided to remove
-// (gc: an unused index entry or blob; a read: a corrupt blob), under the
-// lock that keeps a commit from it, just before the removal: a test
-// commits a copy there, in the window between the two.
+// (gc: an unused index entry or blob; a read: a corrupt blob, under the
+// lock that keeps a commit from it; a commit: a file where a fan-out
+// folder goes), just before the removal: a test commits a copy there, in
+// the window between the two.
 var removing = func(p string) {}
 
 // evict removes an entry that is no regular file (a folder, a FIFO): nothing

@@ -2,7 +2,10 @@ package cache
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -433,5 +436,52 @@ func TestLockRepairedOnce(t *testing.T) {
 				unlock()
 			}
 		})
+	}
+}
+
+// Two commits of blobs whose names start alike found a file where their
+// fan-out folder goes (sha256/ab: a stray copy): the first removed it, made
+// the folder and put its blob there, and the second, which had found the
+// file before, removed the folder with the blob in it (and every other
+// blob there), and the first download was handed a path to nothing. The
+// file is removed as no folder can be, and the folder made stays.
+func TestFanFolderRepairedOnce(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	first, sums := written(t, c, "first")
+	sha := sums[digest.SHA256]
+	var second string
+	for i := 0; ; i++ { // other bytes whose sha256 starts alike
+		second = fmt.Sprint("second ", i)
+		h := sha256.Sum256([]byte(second))
+		if hex.EncodeToString(h[:])[:2] == sha[:2] {
+			break
+		}
+	}
+	fan := filepath.Dir(c.BlobPath(sha))
+	os.Remove(fan)
+	if err := os.WriteFile(fan, []byte("a stray file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var other string
+	ran := false
+	removing = func(p string) {
+		if p != fan || ran {
+			return
+		}
+		ran = true // the other download: finds the file too, and commits first
+		other, _ = put(t, c, second)
+	}
+	t.Cleanup(func() { removing = func(string) {} })
+	p, err := c.Commit(context.Background(), first, sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ran {
+		t.Fatal("the commit never found the file in the folder's place")
+	}
+	for blob, data := range map[string]string{p: "first", other: second} {
+		if got, err := os.ReadFile(blob); err != nil || string(got) != data {
+			t.Errorf("%s: %q, %v; want %q", blob, got, err, data)
+		}
 	}
 }
