@@ -208,7 +208,9 @@ func (c *Cache) SetIndex(e Entry) error {
 		discard(f)
 		return c.writeError(err)
 	}
-	return c.place(f, c.indexPath(ID(e.URL, e.Key)))
+	// The entry is the lock holder's alone: what is at its path stays
+	// what was found there.
+	return c.place(f, c.indexPath(ID(e.URL, e.Key)), evict)
 }
 
 // DropIndex removes the index entry for (url, key), if any: the next lookup
@@ -408,10 +410,23 @@ func (c *Cache) Commit(ctx context.Context, f *os.File, sha256Hex string) (strin
 		discard(f)
 		return "", err
 	}
-	defer l.Unlock()
+	defer func() { l.Unlock() }()
 	touch(f.Name())
 	p := c.BlobPath(sha256Hex)
-	return p, c.place(f, p)
+	// A folder found where the blob goes is removed as a corrupt blob is,
+	// holding gcLock exclusive (evictIf), not beside another commit of the
+	// same bytes (two URLs, a pinned download beside another), which may
+	// have removed it and put its copy there since: that copy was removed,
+	// and the path it was handed named nothing until this commit's rename.
+	evictFolder := func(p string) error {
+		l.Unlock()
+		err := c.evictIf(ctx, p, fs.FileInfo.IsDir)
+		if err == nil {
+			l, err = c.lockGC(ctx, true)
+		}
+		return err
+	}
+	return p, c.place(f, p, evictFolder)
 }
 
 // discard closes and removes the temporary file f, which will not be put
@@ -421,8 +436,9 @@ func discard(f *os.File) {
 	os.Remove(f.Name())
 }
 
-// place closes f and renames it to dst (without fsync: see the package doc).
-func (c *Cache) place(f *os.File, dst string) error {
+// place closes f and renames it to dst (without fsync: see the package doc),
+// removing a folder found at dst with evictFolder.
+func (c *Cache) place(f *os.File, dst string, evictFolder func(dst string) error) error {
 	fail := func(err error) error {
 		discard(f)
 		return c.writeError(err)
@@ -456,7 +472,7 @@ func (c *Cache) place(f *os.File, dst string) error {
 	err := os.Rename(f.Name(), dst)
 	if fi, lerr := os.Lstat(dst); err != nil && lerr == nil && fi.IsDir() {
 		// A folder where a blob or an index entry goes is none of ours.
-		if err = evict(dst); err == nil {
+		if err = evictFolder(dst); err == nil {
 			err = os.Rename(f.Name(), dst)
 		}
 	}

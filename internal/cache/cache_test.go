@@ -485,3 +485,35 @@ func TestFanFolderRepairedOnce(t *testing.T) {
 		}
 	}
 }
+
+// Two downloads of the same bytes (two URLs, or a pinned one beside
+// another) found a folder where their blob goes: the first removed it and
+// put its copy there, and the second, which had found the folder before,
+// removed that copy: the first download's path named nothing until the
+// second's rename. The folder is removed as a corrupt blob is, holding
+// gcLock exclusive: a commit beside it waits (here it is refused at once,
+// its context done), then puts its copy in place.
+func TestFolderAtBlobPathRemovedOnce(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	f, sums := written(t, c, "hello")
+	p := c.BlobPath(sums[digest.SHA256])
+	if err := os.MkdirAll(filepath.Join(p, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := commitWhenRemoving(t, c, p, "hello")
+	if got, err := c.Commit(context.Background(), f, sums[digest.SHA256]); err != nil || got != p {
+		t.Fatalf("Commit: %s, %v", got, err)
+	}
+	if !w.ran {
+		t.Fatal("the commit never decided to remove the folder")
+	}
+	if w.err == nil {
+		t.Fatal("a commit went through between the decision to remove the folder and its removal")
+	}
+	if !errors.Is(w.err, lockfile.ErrHeld) {
+		t.Fatalf("the commit beside the removal: %v, want it to wait for the lock", w.err)
+	}
+	if got, _, _, err := c.Verify(sums[digest.SHA256]); err != nil || got != p {
+		t.Errorf("the blob committed in the folder's place: %s, %v", got, err)
+	}
+}
