@@ -328,7 +328,7 @@ func (c *Cache) sweep(partialAge time.Duration, dryRun bool, gone func(name stri
 			continue // kept for a resume
 		}
 		sweeping(filepath.Join(dir, name))
-		l, busy, err := c.tryLock(id)
+		l, busy, err := c.tryLock(id, dryRun)
 		if busy || err != nil && !dryRun {
 			continue // a download is using it, or a clean-up cannot tell
 		}
@@ -362,14 +362,21 @@ func partialUsed(dir, id string) time.Time {
 // resumes the partial download in that window.
 var sweeping = func(p string) {}
 
-// tryLock takes the lock of download identity id if it is free at once. It
-// returns nil and busy when another process holds it, and nil and the
-// error when the lock file cannot be opened (a cache the user may read but
-// not write: enough for a dry run). Unlocking a nil lock does nothing.
-func (c *Cache) tryLock(id string) (l *lockfile.Lock, busy bool, err error) {
+// tryLock takes the lock of download identity id if it is free at once,
+// replacing what is no lock file there as Lock does, unless dryRun (which
+// removes nothing). It returns nil and busy when another process holds
+// it, and nil and the error when the lock file cannot be opened (a cache
+// the user may read but not write: enough for a dry run). Unlocking a nil
+// lock does nothing.
+func (c *Cache) tryLock(id string, dryRun bool) (l *lockfile.Lock, busy bool, err error) {
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // try the lock once, without waiting
-	l, err = lockfile.Acquire(done, filepath.Join(c.dir, "locks", id+".lock"), time.Hour)
+	p := filepath.Join(c.dir, "locks", id+".lock")
+	if dryRun {
+		l, err = lockfile.Acquire(done, p, 0)
+	} else {
+		l, err = lockAt(done, p, lockfile.Acquire)
+	}
 	if errors.Is(err, lockfile.ErrHeld) {
 		return nil, true, nil
 	}

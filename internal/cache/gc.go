@@ -127,7 +127,7 @@ func (c *Cache) gcIndex(ctx context.Context, root *os.Root, cutoff time.Time, dr
 			return nil // none of the cache's
 		}
 		if fi.ModTime().Before(cutoff) {
-			l, busy, err := c.tryLock(id)
+			l, busy, err := c.tryLock(id, dryRun)
 			switch {
 			case busy: // a fetch is reading it: kept
 			case dryRun:
@@ -138,7 +138,7 @@ func (c *Cache) gcIndex(ctx context.Context, root *os.Root, cutoff time.Time, dr
 				// A lock that cannot be opened (a read-only cache) is
 				// none a fetch holds: kept as in use, every entry was,
 				// and their blobs, and gc said it removed nothing.
-				return fmt.Errorf("cache: %w", err)
+				return err
 			default:
 				gone, err := c.removeOld(root, rel, cutoff)
 				l.Unlock()

@@ -442,3 +442,46 @@ func TestGCBesideManyFetches(t *testing.T) {
 		}
 	}
 }
+
+// A folder or a symlink where an old index entry's lock file goes (a fetch
+// of that URL replaces it, see lockAt) made gc fail whole, every time,
+// until a fetch of that URL ran: gc replaces it as a fetch does (and gc
+// --dry-run, which removes nothing, leaves it).
+func TestGCRepairsALockFile(t *testing.T) {
+	for _, broken := range []string{"folder", "symlink"} {
+		t.Run(broken, func(t *testing.T) {
+			c, _ := Open(t.TempDir())
+			_, sums := put(t, c, "old")
+			const u = "https://h/old.tgz"
+			if err := c.SetIndex(Entry{URL: u, SHA256: sums[digest.SHA256], Size: 3}); err != nil {
+				t.Fatal(err)
+			}
+			index := c.indexPath(ID(u, ""))
+			age(t, index, 40*day)
+			lock := filepath.Join(c.dir, "locks", ID(u, "")+".lock")
+			var err error
+			if broken == "folder" {
+				err = os.Mkdir(lock, 0o755)
+			} else {
+				err = os.Symlink(filepath.Join(c.dir, "elsewhere"), lock)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := gc(t, c, GCOptions{MaxAge: 30 * day, DryRun: true})
+			if !slices.Contains(res.Files, rel(t, c, index)) {
+				t.Errorf("gc --dry-run lists %v, want the old index entry", res.Files)
+			}
+			if fi, err := os.Lstat(lock); err != nil || fi.Mode().IsRegular() {
+				t.Errorf("what is in the lock file's place after gc --dry-run: %v, %v; want it left", fi, err)
+			}
+			res = gc(t, c, GCOptions{MaxAge: 30 * day})
+			if !slices.Contains(res.Files, rel(t, c, index)) {
+				t.Errorf("gc removed %v, want the old index entry", res.Files)
+			}
+			if fi, err := os.Lstat(lock); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("the lock file after gc: %v, %v", fi, err)
+			}
+		})
+	}
+}
