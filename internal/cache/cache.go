@@ -259,9 +259,14 @@ const (
 func (c *Cache) Partial(id string) (f *os.File, meta string, err error) {
 	p := filepath.Join(c.dir, "tmp", partPrefix+id)
 	f, err = openPartial(p, 0)
-	if err != nil && !errors.Is(err, fs.ErrPermission) {
-		if err = os.RemoveAll(p); err == nil {
-			f, err = openPartial(p, os.O_EXCL)
+	// Only what is no regular file is replaced: one that cannot be opened
+	// for a reason of this process (no file descriptor left, no right to
+	// write it) holds the bytes of an earlier run.
+	if err != nil {
+		if fi, lerr := os.Lstat(p); lerr == nil && !fi.Mode().IsRegular() {
+			if err = os.RemoveAll(p); err == nil {
+				f, err = openPartial(p, os.O_EXCL)
+			}
 		}
 	}
 	if err != nil {

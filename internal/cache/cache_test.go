@@ -315,6 +315,21 @@ func commitWhenRemoving(t *testing.T, c *Cache, p, data string) *windowCommit {
 	return w
 }
 
+// partialWith returns the paths of the partial download id of c, holding
+// data as an interrupted run leaves it, and of its resume record (not made).
+func partialWith(t *testing.T, c *Cache, id, data string) (part, meta string) {
+	t.Helper()
+	f, meta, err := c.Partial(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name(), meta
+}
+
 // Sweep found a partial download old and, before it took its lock, a fetch
 // took the lock, resumed the partial (its bytes grew; a resume by a 206
 // leaves the resume record as it was) and let go of it (the network failed
@@ -325,15 +340,7 @@ func commitWhenRemoving(t *testing.T, c *Cache, p, data string) *windowCommit {
 func TestSweepSparesAPartialResumedMeanwhile(t *testing.T) {
 	c, _ := Open(t.TempDir())
 	id := ID("https://h/big.tgz", "")
-	f, meta, err := c.Partial(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	part := f.Name()
-	if _, err := f.WriteString("first half "); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	part, meta := partialWith(t, c, id, "first half ")
 	if err := os.WriteFile(meta, []byte(`{"target":"https://h/big.tgz","validator":"\"v1\"","total":22}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -515,5 +522,40 @@ func TestFolderAtBlobPathRemovedOnce(t *testing.T) {
 	}
 	if got, _, _, err := c.Verify(sums[digest.SHA256]); err != nil || got != p {
 		t.Errorf("the blob committed in the folder's place: %s, %v", got, err)
+	}
+}
+
+// A partial download that could not be opened for a reason of the process
+// (no file descriptor left: many downloads at once under a low ulimit -n)
+// was taken for no file of the cache's and removed, with the bytes an
+// earlier run had downloaded. Only what is no regular file is replaced.
+func TestPartialKeptWhenItCannotBeOpened(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	id := ID("https://h/big.tgz", "")
+	partialWith(t, c, id, "bytes of an earlier run")
+	next, err := os.Open(os.DevNull) // the lowest descriptor free
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := next.Fd()
+	next.Close()
+	var was syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &was); err != nil {
+		t.Fatal(err)
+	}
+	low := was
+	low.Cur = uint64(free) // no new descriptor
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = c.Partial(id)
+	if rerr := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &was); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if !errors.Is(err, syscall.EMFILE) {
+		t.Fatalf("Partial with no file descriptor left: %v, want EMFILE", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(c.dir, "tmp", partPrefix+id)); err != nil || string(got) != "bytes of an earlier run" {
+		t.Errorf("the partial download: %q, %v; want it kept", got, err)
 	}
 }
