@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -15,7 +16,9 @@ import (
 	"syscall"
 	"time"
 
+	prototrustroot "github.com/sigstore/protobuf-specs/gen/pb-go/trustroot/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
+	"google.golang.org/protobuf/proto"
 )
 
 // maxTrustedRootSize caps a trusted_root.json: the public-good one is 7 KB.
@@ -55,10 +58,61 @@ func ParseTrustedRoot(name string, b []byte) (*TrustedRoot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: not a Sigstore trusted_root.json: %v", ErrTrustedRoot, name, err)
 	}
+	if err := uniqueLogIDs(name, b); err != nil {
+		return nil, err
+	}
 	if len(tr.RekorLogs()) == 0 && len(tr.TimestampingAuthorities()) == 0 {
 		return nil, fmt.Errorf("%w: %s: lists neither a transparency log (tlogs) nor a timestamp authority (timestampAuthorities): it vouches for no signing time", ErrTrustedRoot, name)
 	}
 	return &TrustedRoot{name: name, raw: bytes.Clone(b), tr: tr}, nil
+}
+
+// uniqueLogIDs refuses a root (b, which sigstore-go parsed) listing one log
+// ID twice, among its transparency logs or its CT logs, in entries not
+// alike. sigstore-go keys logs by ID and keeps the last entry, so which key,
+// validity window or URL (a Rekor v2 checkpoint's origin) verifies would
+// depend on the order of the file, and an entry appended to a root would
+// shadow the log it names. The same entry twice is one log. (cosign reads
+// the root through sigstore-go, alike.)
+func uniqueLogIDs(name string, b []byte) error {
+	pb, err := root.NewTrustedRootProtobuf(b)
+	if err != nil {
+		return fmt.Errorf("%w: %s: not a Sigstore trusted_root.json: %v", ErrTrustedRoot, name, err)
+	}
+	for _, list := range []struct {
+		key  string
+		logs []*prototrustroot.TransparencyLogInstance
+	}{{"tlogs", pb.GetTlogs()}, {"ctlogs", pb.GetCtlogs()}} {
+		seen := map[string]*prototrustroot.TransparencyLogInstance{}
+		for _, l := range list.logs {
+			id := base64.StdEncoding.EncodeToString(l.GetLogId().GetKeyId())
+			first, ok := seen[id]
+			if !ok {
+				seen[id] = l
+				continue
+			}
+			if proto.Equal(first, l) {
+				continue
+			}
+			return fmt.Errorf("%w: %s: %s lists log ID (logId.keyId) %s twice, at %s and at %s, with %s: which one verifies would depend on their order; keep the entry the log's operator publishes and remove the other",
+				ErrTrustedRoot, name, list.key, id, first.GetBaseUrl(), l.GetBaseUrl(), logDifference(first, l))
+		}
+	}
+	return nil
+}
+
+// logDifference says how two entries of a root's logs differ.
+func logDifference(a, b *prototrustroot.TransparencyLogInstance) string {
+	ka, kb := a.GetPublicKey(), b.GetPublicKey()
+	switch {
+	case !bytes.Equal(ka.GetRawBytes(), kb.GetRawBytes()) || ka.GetKeyDetails() != kb.GetKeyDetails():
+		return "different public keys"
+	case !proto.Equal(ka.GetValidFor(), kb.GetValidFor()):
+		return "different validity periods (publicKey.validFor)"
+	case a.GetBaseUrl() != b.GetBaseUrl():
+		return "the same key at different URLs (baseUrl)"
+	}
+	return "different entries (hashAlgorithm, checkpointKeyId)"
 }
 
 // LoadTrustedRoot reads and parses a trusted_root.json file.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -80,4 +81,68 @@ func TestLoadTrustedRoot(t *testing.T) {
 	if _, err := LoadTrustedRoot(filepath.Join(dir, "missing.json")); !errors.Is(err, ErrTrustedRoot) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing: %v", err)
 	}
+}
+
+// A root listing one log ID twice, the entries not alike, is refused naming
+// the ID: sigstore-go keys its logs by ID and keeps the last entry, so which
+// key (validity, URL) verifies would depend on the order of the file, and a
+// line appended to a root would shadow the real log. The same entry twice
+// is one log and loads.
+func TestTrustedRootDuplicateLogID(t *testing.T) {
+	for _, key := range []string{"tlogs", "ctlogs"} {
+		other := jsonValue(t, publicGoodJSON)[key].([]any)[1].(map[string]any)
+		for name, edit := range map[string]func(e map[string]any){
+			"other key": func(e map[string]any) { e["publicKey"] = other["publicKey"] }, // the real log's ID, another log's key
+			"other validity": func(e map[string]any) {
+				e["publicKey"].(map[string]any)["validFor"] = map[string]any{"start": "2001-01-01T00:00:00Z"}
+			},
+			"other URL": func(e map[string]any) { e["baseUrl"] = "https://rekor.attacker.example" },
+		} {
+			for _, first := range []bool{true, false} {
+				b, id := shadowLog(t, key, edit, first)
+				_, err := ParseTrustedRoot("root.json", b)
+				if !errors.Is(err, ErrTrustedRoot) || !strings.Contains(err.Error(), "root.json") || !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), key) {
+					t.Errorf("%s, %s (first %v): want ErrTrustedRoot naming the file, %s and the ID %s, got %v", key, name, first, key, id, err)
+				}
+			}
+		}
+		b, _ := shadowLog(t, key, func(map[string]any) {}, false)
+		if _, err := ParseTrustedRoot("root.json", b); err != nil {
+			t.Errorf("%s: the same entry twice: %v", key, err)
+		}
+	}
+}
+
+// shadowLog returns the bundled root with a copy of the first entry of its
+// list key (tlogs, ctlogs), changed by edit, added first or last, and the
+// entry's log ID.
+func shadowLog(t *testing.T, key string, edit func(e map[string]any), first bool) ([]byte, string) {
+	t.Helper()
+	doc := jsonValue(t, publicGoodJSON)
+	list := doc[key].([]any)
+	entry, err := json.Marshal(list[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := jsonValue(t, entry)
+	edit(e)
+	if first {
+		doc[key] = append([]any{e}, list...)
+	} else {
+		doc[key] = append(list, e)
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, e["logId"].(map[string]any)["keyId"].(string)
+}
+
+func jsonValue(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

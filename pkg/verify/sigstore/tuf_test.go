@@ -228,6 +228,10 @@ func TestRefreshRefusals(t *testing.T) {
 		}, false},
 		{"timestamp expired", func(r *tufRepo) { r.publish(target, time.Now().Add(-time.Hour)) }, false},
 		{"target is no trusted root", func(r *tufRepo) { r.publish([]byte(`{"mediaType":"x"}`), time.Now().Add(time.Hour)) }, false},
+		{"target lists a log twice", func(r *tufRepo) {
+			shadowed, _ := shadowLog(t, "tlogs", func(e map[string]any) { e["baseUrl"] = "https://rekor.attacker.example" }, true)
+			r.publish(shadowed, time.Now().Add(time.Hour))
+		}, false},
 		{"no timestamp (500)", func(r *tufRepo) {
 			r.publish(target, time.Now().Add(time.Hour))
 			r.status["/timestamp.json"] = 500
