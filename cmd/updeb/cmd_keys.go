@@ -97,6 +97,9 @@ type sigstoreSigner struct {
 	// why it could not be read.
 	PublicKey      string `json:"public_key,omitempty"`
 	KeyFingerprint string `json:"key_fingerprint,omitempty"`
+	// PredicateTypes are the predicate types an attestation counts by,
+	// where the recipe names them in place of SLSA provenance.
+	PredicateTypes []string `json:"predicate_types,omitempty"`
 }
 
 func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now time.Time) error {
@@ -152,6 +155,9 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 			}
 			if ss.SourceRepository != "" {
 				who += ", source repository " + ss.SourceRepository
+			}
+			if len(ss.PredicateTypes) > 0 {
+				who += ", attestations of predicate type " + strings.Join(ss.PredicateTypes, ", ")
 			}
 			fmt.Fprintf(w, "  %s %s: %s\n      %s %s\n", ss.Recipe, ss.Source, esc(who), ss.Form, esc(ss.Material))
 			continue
@@ -252,7 +258,8 @@ func sigstoreSigners(recipes []*recipe.Recipe) []keyringListing {
 			if ss == nil {
 				continue
 			}
-			signer := &sigstoreSigner{Recipe: r.Name, Source: s.Name, Identity: ss.Identity, IdentityRegexp: ss.IdentityRegexp, Issuer: ss.Issuer, SourceRepository: ss.SourceRepository}
+			signer := &sigstoreSigner{Recipe: r.Name, Source: s.Name, Identity: ss.Identity, IdentityRegexp: ss.IdentityRegexp, Issuer: ss.Issuer, SourceRepository: ss.SourceRepository,
+				PredicateTypes: ss.PredicateTypes}
 			if ss.PublicKey != "" {
 				signer.PublicKey = ss.PublicKey
 				fpr, err := trust.KeyFingerprint(&recipe.ResolvedSigstore{PublicKeyPath: filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))})

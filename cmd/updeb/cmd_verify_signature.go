@@ -34,11 +34,14 @@ type verifySignatureOptions struct {
 	issuer, trustedRootFile string
 	sourceRepository        string
 	key                     string
+	predicateTypes          []string
+	anyPredicateType        bool
 }
 
 // sigstoreMode reports whether a Sigstore flag was given.
 func (o *verifySignatureOptions) sigstoreMode() bool {
-	return o.bundle != "" || o.sig != "" || o.cert != "" || o.identity != "" || o.identityRE != "" || o.issuer != "" || o.sourceRepository != "" || o.trustedRootFile != "" || o.key != ""
+	return o.bundle != "" || o.sig != "" || o.cert != "" || o.identity != "" || o.identityRE != "" || o.issuer != "" || o.sourceRepository != "" || o.trustedRootFile != "" || o.key != "" ||
+		len(o.predicateTypes) > 0 || o.anyPredicateType
 }
 
 func newVerifySignatureCmd(g *globalOptions) *cobra.Command {
@@ -59,7 +62,12 @@ signer must be --sigstore-identity (exact) or match --sigstore-identity-regexp (
 whole identity), under --sigstore-issuer; there is no "any identity" form. A GitHub
 Actions identity names the workflow that signed, and a reusable workflow signs for every
 repository that calls it: --sigstore-source-repository URL requires the certificate's
-Source Repository URI, the repository whose run signed. A bundle
+Source Repository URI, the repository whose run signed. An attestation (a bundle's
+in-toto statement) counts only as build provenance, of predicate type
+https://slsa.dev/provenance/v1 or v0.2: the signer's SBOM or test results of the file
+are refused, naming their type, unless --sigstore-predicate-type names it (repeatable;
+the list replaces the default); --sigstore-any-predicate-type checks the signature
+alone, whatever the statement's type (Sigstore's conformance suite). A bundle
 signed with a long-lived key instead of a certificate (npm's registry key, say) verifies
 only under --sigstore-key KEY.pub (PEM): the pinned key is the expected signer, in place
 of the identity and issuer. The trusted root is --trusted-root FILE, else the one 'updeb
@@ -109,6 +117,8 @@ input, 3 Rekor could not be asked.`,
 	f.StringVar(&o.issuer, "sigstore-issuer", "", "Sigstore: the OIDC issuer URL (e.g. https://accounts.google.com)")
 	f.StringVar(&o.sourceRepository, "sigstore-source-repository", "", "Sigstore: the repository whose CI run must have signed (the certificate's Source Repository URI, e.g. https://github.com/OWNER/REPO)")
 	f.StringVar(&o.trustedRootFile, "trusted-root", "", "Sigstore: trusted_root.json (default: the root 'updeb trust show' names)")
+	f.StringArrayVar(&o.predicateTypes, "sigstore-predicate-type", nil, "Sigstore: an in-toto predicate type an attestation counts by (repeatable; default: SLSA provenance, https://slsa.dev/provenance/v1 and v0.2)")
+	f.BoolVar(&o.anyPredicateType, "sigstore-any-predicate-type", false, "Sigstore: count an attestation of any predicate type (the signature alone is checked, not what the statement says)")
 	f.StringVar(&o.key, "sigstore-key", "", "Sigstore: the public key (PEM) a key-signed --bundle must be signed with, in place of identity and issuer")
 	return jsonOutput(cmd, 1)
 }
@@ -245,10 +255,17 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 		return usageErrorf("--sig and --cert go together")
 	case o.key != "" && (o.identity != "" || o.identityRE != "" || o.issuer != "" || o.sourceRepository != ""):
 		return usageErrorf("--sigstore-key pins the signer's key; it excludes --sigstore-identity, --sigstore-identity-regexp, --sigstore-issuer and --sigstore-source-repository, which name a certificate's signer")
+	case len(o.predicateTypes) > 0 && o.anyPredicateType:
+		return usageErrorf("--sigstore-any-predicate-type counts every attestation; --sigstore-predicate-type names the ones that count: give one or the other")
+	case slices.ContainsFunc(o.predicateTypes, func(t string) bool { return t == "" || strings.TrimSpace(t) != t }):
+		return usageErrorf("--sigstore-predicate-type is empty or has spaces: name the type as the statement's predicateType gives it (%s)", sigstore.SLSAProvenanceV1)
+	case (len(o.predicateTypes) > 0 || o.anyPredicateType) && o.bundle == "":
+		return usageErrorf("--sigstore-predicate-type and --sigstore-any-predicate-type say which attestations count: they go with --bundle, whose in-toto statement has a predicate type (cosign's --sig/--cert sign the file itself)")
 	case o.key != "" && o.bundle == "":
 		return usageErrorf("--sigstore-key is for key-signed bundles (--bundle); cosign's --sig/--cert are keyless and name an identity and issuer")
 	}
-	pol := sigstore.Policy{Identity: o.identity, IdentityRegexp: o.identityRE, Issuer: o.issuer, SourceRepository: o.sourceRepository}
+	pol := sigstore.Policy{Identity: o.identity, IdentityRegexp: o.identityRE, Issuer: o.issuer, SourceRepository: o.sourceRepository,
+		PredicateTypes: o.predicateTypes, AnyPredicateType: o.anyPredicateType}
 	if o.key != "" {
 		var err error
 		if pol.PublicKey, err = confined.ReadFile(o.key, 1<<20); err != nil {

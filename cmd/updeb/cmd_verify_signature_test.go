@@ -283,6 +283,34 @@ func TestKeysListSigstoreSigners(t *testing.T) {
 	}
 }
 
+// A recipe that counts attestations of other predicate types than SLSA
+// provenance says so where keys list names its signer: what counts is part
+// of who is accepted.
+func TestKeysListPredicateTypes(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "containerd"), os.DirFS("../../recipes/containerd")); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile("../../recipes/containerd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const issuer = "      issuer: https://token.actions.githubusercontent.com\n"
+	const sbom = "https://spdx.dev/Document"
+	edited := strings.Replace(string(text), issuer, issuer+"      predicate-types: [https://slsa.dev/provenance/v1, "+sbom+"]\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "containerd.yaml"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "--recipes", dir, "keys", "list")
+	if code != 0 || !strings.Contains(stdout, "issuer https://token.actions.githubusercontent.com, attestations of predicate type https://slsa.dev/provenance/v1, "+sbom+"\n") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, "--recipes", dir, "--json", "keys", "list")
+	if code != 0 || !strings.Contains(stdout, `"predicate_types": [`) || !strings.Contains(stdout, `"`+sbom+`"`) {
+		t.Errorf("--json: exit %d\n%s", code, stdout)
+	}
+}
+
 // TestKeysListHostileFileName: a keyring's file name, as keys/*.asc of a
 // recipes checkout gives it, is printed escaped: a name with an escape
 // sequence (OSC 0, the window's title) reached the terminal as it is.

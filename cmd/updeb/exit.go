@@ -437,6 +437,10 @@ func refusalHint(re *openpgp.RefusedError) string {
 // why it was refused.
 func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 	switch {
+	case re.Has(sigstore.ReasonPredicateType):
+		// Judged last, once the attestation verified: the signer is the
+		// one named, and said something else than how the file was built.
+		return "the attestation is the named signer's, but of another kind than build provenance (SLSA): if upstream vouches for its releases with that predicate type, name it in the recipe's signature: predicate-types: (or --sigstore-predicate-type), with https://slsa.dev/provenance/v1 if SLSA provenance counts too"
 	case re.Has(sigstore.ReasonIdentity), re.Has(sigstore.ReasonIssuer):
 		return "the signer is not the one named (the recipe's identity/issuer or public-key:, or --sigstore-identity/--sigstore-issuer/--sigstore-key): change them only if upstream announced a new signer (see docs/trust.md)"
 	case re.Has(sigstore.ReasonDigestMismatch):

@@ -28,6 +28,8 @@ func TestVerifySignatureRealMaterialCLI(t *testing.T) {
 		other256   = "sha256:bc103b4a84971ef6459b294a2b98568a2bfb72cded09d4acd1e16366a401f95b"
 		jsWorkflow = "https://github.com/sigstore/sigstore-js/.github/workflows/release.yml@refs/heads/main"
 		oauth      = "https://github.com/login/oauth"
+		cosignType = "https://cosign.sigstore.dev/attestation/v1"
+		npmType    = "https://github.com/npm/attestation/tree/main/specs/publish/v0.1"
 	)
 	tmp := t.TempDir()
 	tampered := filepath.Join(tmp, "tampered.txt")
@@ -55,9 +57,18 @@ func TestVerifySignatureRealMaterialCLI(t *testing.T) {
 			"data         sha256 " + other256[7:] + " (digest given)", ""},
 		{"othername as e-mail", append(append([]string{"--bundle", realSigstore("othername.sigstore.json")}, scaffold...), "--sigstore-identity", "foo@oidc.local", "--sigstore-issuer", "http://oidc.local:8080", other256), 1, "", "foo!oidc.local"},
 		{"othername, other digest", append(append([]string{"--bundle", realSigstore("othername.sigstore.json")}, scaffold...), "--sigstore-identity", "foo!oidc.local", "--sigstore-issuer", "http://oidc.local:8080", oci256), 1, "", "another artifact"},
-		{"oci attestation, cosign's root", append(append([]string{"--bundle", realSigstore("oci-attestation.sigstore.json")}, pgi...), "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, oci256), 0, "index 175508996", ""},
-		{"oci attestation, upper-case hex", []string{"--bundle", realSigstore("oci-attestation.sigstore.json"), "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, "sha256:" + strings.ToUpper(oci256[7:])}, 0, "index 175508996", ""},
-		{"npm publish, pinned key", []string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", realSigstore("publish_key.pub"), npm512}, 0,
+		{"oci attestation, cosign's root", append(append([]string{"--bundle", realSigstore("oci-attestation.sigstore.json")}, pgi...), "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, "--sigstore-predicate-type", cosignType, oci256), 0, "index 175508996", ""},
+		{"oci attestation, upper-case hex", []string{"--bundle", realSigstore("oci-attestation.sigstore.json"), "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, "--sigstore-predicate-type", cosignType, "sha256:" + strings.ToUpper(oci256[7:])}, 0, "index 175508996", ""},
+		// An attestation counts as build provenance (SLSA), or by a type
+		// named; cosign's own type is neither.
+		{"oci attestation, not provenance", []string{"--bundle", realSigstore("oci-attestation.sigstore.json"), "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, oci256}, 1, "",
+			"is of predicate type \"" + cosignType + "\", not one the policy counts (https://slsa.dev/provenance/v1, https://slsa.dev/provenance/v0.2)"},
+		{"oci attestation, any type", []string{"--bundle", realSigstore("oci-attestation.sigstore.json"), "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, "--sigstore-any-predicate-type", oci256}, 0, "index 175508996", ""},
+		{"oci attestation, other type named", []string{"--bundle", realSigstore("oci-attestation.sigstore.json"), "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, "--sigstore-predicate-type", "https://spdx.dev/Document", oci256}, 1, "",
+			"hint: the attestation is the named signer's, but of another kind than build provenance"},
+		{"predicate type and any", []string{"--bundle", realSigstore("oci-attestation.sigstore.json"), "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, "--sigstore-any-predicate-type", "--sigstore-predicate-type", cosignType, oci256}, 2, "", "give one or the other"},
+		{"predicate type with sig and cert", []string{"--sig", tampered, "--cert", tampered, "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, "--sigstore-predicate-type", cosignType, oci256}, 2, "", "they go with --bundle"},
+		{"npm publish, pinned key", []string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", realSigstore("publish_key.pub"), "--sigstore-predicate-type", npmType, npm512}, 0,
 			"Good Sigstore signature (bundle) by public key SHA256:HpCKVUWf5t2sHMvBN+qGMe6DcDL+wqLMxSizjYHxcQg=\n  logged       https://rekor.sigstore.dev index ", ""},
 		{"npm publish, other key", []string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", realSigstore("public-key-validity.pem"), npm512}, 1, "", "pinned public key SHA256:IpekKjxVkmTfB4YqY8q5sGEAeVtF9x3m7jHdhAxpgjQ="},
 		{"npm publish, altered package", []string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", realSigstore("publish_key.pub"), js512}, 1, "", "do not include the artifact"},

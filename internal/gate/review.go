@@ -22,20 +22,23 @@ const (
 	KindSigstoreIssuer   Kind = "sigstore-issuer"   // the OIDC issuer required
 	// KindSigstoreSource: the repository whose CI run must have signed
 	// (the certificate's Source Repository URI).
-	KindSigstoreSource   Kind = "sigstore-source-repository"
-	KindSigstoreKey      Kind = "sigstore-key"      // the pinned public key of a key-signed bundle (fingerprints)
-	KindCrossCheck       Kind = "cross-check"       // the upstream checksum file cross-check, added or removed
-	KindChecksumsKeyring Kind = "checksums-keyring" // the keyring of a clearsigned checksum file
-	KindChecksumsSigners Kind = "checksums-signers" // its `signers:` allow-list
-	KindPins             Kind = "pins"              // the digest algorithms pinned (same bytes, other pins)
-	KindSourceURL        Kind = "source-url"        // new pinned bytes downloaded from another URL template
-	KindTrustedRoot      Kind = "trusted-root"      // the Sigstore trusted root in effect, a file of the repository, new or changed (no recipe's)
-	KindConfig           Kind = "config"            // a setting of the config file, a file of the repository, that decides where sources come from or what Sigstore is checked against (no recipe's)
-	KindGitAttributes    Kind = "gitattributes"     // a .gitattributes file of the repository added, changed or removed: it changes the bytes of files as git checks them out (no recipe's)
-	KindPackageTakeover  Kind = "package-takeover"  // a package name another series of recipes shipped at the base, shipped now, or named by a Provides, Replaces, Conflicts or Breaks added
-	KindSystemPackage    Kind = "system-package"    // a Provides, Replaces, Conflicts or Breaks added on a package no recipe ships (openssh-server, systemd), or a Pre-Depends, Depends or Recommends that has apt install one, or a package of a name no recipe shipped added to a recipe
-	KindWatch            Kind = "watch"             // the release source of the recipe's watch (GitHub repository, or URL and pattern), its tag prefix or its pre-releases changed
-	KindRecipeGone       Kind = "recipe-gone"       // a recipe file of the base gone from the recipes folder (removed, or renamed to NAME.yml): its packages are no longer built (no recipe's)
+	KindSigstoreSource Kind = "sigstore-source-repository"
+	KindSigstoreKey    Kind = "sigstore-key" // the pinned public key of a key-signed bundle (fingerprints)
+	// KindSigstorePredicates: the predicate types an attestation counts by
+	// (predicate-types:; none: SLSA provenance).
+	KindSigstorePredicates Kind = "sigstore-predicate-types"
+	KindCrossCheck         Kind = "cross-check"       // the upstream checksum file cross-check, added or removed
+	KindChecksumsKeyring   Kind = "checksums-keyring" // the keyring of a clearsigned checksum file
+	KindChecksumsSigners   Kind = "checksums-signers" // its `signers:` allow-list
+	KindPins               Kind = "pins"              // the digest algorithms pinned (same bytes, other pins)
+	KindSourceURL          Kind = "source-url"        // new pinned bytes downloaded from another URL template
+	KindTrustedRoot        Kind = "trusted-root"      // the Sigstore trusted root in effect, a file of the repository, new or changed (no recipe's)
+	KindConfig             Kind = "config"            // a setting of the config file, a file of the repository, that decides where sources come from or what Sigstore is checked against (no recipe's)
+	KindGitAttributes      Kind = "gitattributes"     // a .gitattributes file of the repository added, changed or removed: it changes the bytes of files as git checks them out (no recipe's)
+	KindPackageTakeover    Kind = "package-takeover"  // a package name another series of recipes shipped at the base, shipped now, or named by a Provides, Replaces, Conflicts or Breaks added
+	KindSystemPackage      Kind = "system-package"    // a Provides, Replaces, Conflicts or Breaks added on a package no recipe ships (openssh-server, systemd), or a Pre-Depends, Depends or Recommends that has apt install one, or a package of a name no recipe shipped added to a recipe
+	KindWatch              Kind = "watch"             // the release source of the recipe's watch (GitHub repository, or URL and pattern), its tag prefix or its pre-releases changed
+	KindRecipeGone         Kind = "recipe-gone"       // a recipe file of the base gone from the recipes folder (removed, or renamed to NAME.yml): its packages are no longer built (no recipe's)
 	// What a package asks of the installing system (privileges.go): its
 	// bytes change, so they go with a version increase, and a human looks.
 	KindSpecialBits    Kind = "special-bits"    // a setuid, setgid or sticky bit added, changed or removed
@@ -63,44 +66,45 @@ const (
 // constant above, a row here (and, a recipe's trust kind, one of recipeTrust),
 // and a call of reviews.add where it is found.
 var reviewKinds = map[Kind]string{
-	KindNewRecipe:        "trust",
-	KindSignatureForm:    "trust",
-	KindSignatureNone:    "trust",
-	KindKeyring:          "trust",
-	KindSigners:          "trust",
-	KindSigstoreIdentity: "trust",
-	KindSigstoreIssuer:   "trust",
-	KindSigstoreSource:   "trust",
-	KindSigstoreKey:      "trust",
-	KindCrossCheck:       "trust",
-	KindChecksumsKeyring: "trust",
-	KindChecksumsSigners: "trust",
-	KindPins:             "trust",
-	KindSourceURL:        "trust",
-	KindTrustedRoot:      "trust",
-	KindConfig:           "trust",
-	KindGitAttributes:    "trust",
-	KindPackageTakeover:  "trust",
-	KindSystemPackage:    "trust",
-	KindRecipeGone:       "trust",
-	KindWatch:            "trust",
-	KindSpecialBits:      "privileges",
-	KindOwner:            "privileges",
-	KindMode:             "privileges",
-	KindScriptFragment:   "privileges",
-	KindTriggers:         "privileges",
-	KindSystemUser:       "privileges",
-	KindRootConfig:       "privileges",
-	KindAlternative:      "privileges",
-	KindLocalFile:        "privileges",
-	KindAlternativeGone:  "upgrade",
-	KindConffileGone:     "upgrade",
-	KindConffilePlain:    "upgrade",
-	KindNowConffile:      "upgrade",
-	KindDirSymlink:       "upgrade",
-	KindUnitGone:         "upgrade",
-	KindPackageGone:      "upgrade",
-	KindPathConflict:     "upgrade",
+	KindNewRecipe:          "trust",
+	KindSignatureForm:      "trust",
+	KindSignatureNone:      "trust",
+	KindKeyring:            "trust",
+	KindSigners:            "trust",
+	KindSigstoreIdentity:   "trust",
+	KindSigstoreIssuer:     "trust",
+	KindSigstoreSource:     "trust",
+	KindSigstoreKey:        "trust",
+	KindSigstorePredicates: "trust",
+	KindCrossCheck:         "trust",
+	KindChecksumsKeyring:   "trust",
+	KindChecksumsSigners:   "trust",
+	KindPins:               "trust",
+	KindSourceURL:          "trust",
+	KindTrustedRoot:        "trust",
+	KindConfig:             "trust",
+	KindGitAttributes:      "trust",
+	KindPackageTakeover:    "trust",
+	KindSystemPackage:      "trust",
+	KindRecipeGone:         "trust",
+	KindWatch:              "trust",
+	KindSpecialBits:        "privileges",
+	KindOwner:              "privileges",
+	KindMode:               "privileges",
+	KindScriptFragment:     "privileges",
+	KindTriggers:           "privileges",
+	KindSystemUser:         "privileges",
+	KindRootConfig:         "privileges",
+	KindAlternative:        "privileges",
+	KindLocalFile:          "privileges",
+	KindAlternativeGone:    "upgrade",
+	KindConffileGone:       "upgrade",
+	KindConffilePlain:      "upgrade",
+	KindNowConffile:        "upgrade",
+	KindDirSymlink:         "upgrade",
+	KindUnitGone:           "upgrade",
+	KindPackageGone:        "upgrade",
+	KindPathConflict:       "upgrade",
 }
 
 // recipeTrust names, in the words of the trust PASS line that says a
@@ -115,7 +119,7 @@ var recipeTrust = []struct {
 	{"signature forms", []Kind{KindSignatureForm, KindSignatureNone}},
 	{"keyrings", []Kind{KindKeyring, KindChecksumsKeyring}},
 	{"signers", []Kind{KindSigners, KindChecksumsSigners}},
-	{"Sigstore identities, source repositories, issuers and keys", []Kind{KindSigstoreIdentity, KindSigstoreSource, KindSigstoreIssuer, KindSigstoreKey}},
+	{"Sigstore identities, source repositories, issuers, keys and predicate types", []Kind{KindSigstoreIdentity, KindSigstoreSource, KindSigstoreIssuer, KindSigstoreKey, KindSigstorePredicates}},
 	{"cross-checks", []Kind{KindCrossCheck}},
 	{"pinned algorithms", []Kind{KindPins}},
 	{"download URLs of new bytes", []Kind{KindSourceURL}},

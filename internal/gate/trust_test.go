@@ -295,6 +295,13 @@ func TestGateTrust(t *testing.T) {
 				"source hello: Sigstore issuer https://token.actions.githubusercontent.com, was https://accounts.google.com",
 				"source hello: Sigstore source repository https://github.com/example/hello (new)",
 			}, false},
+		// Which attestations count: an SBOM counted in place of the build
+		// provenance is a change of trust.
+		{"Sigstore predicate types named",
+			map[string]string{recipeFile: bundleSigned(t, "rel@example.org")},
+			map[string]string{recipeFile: edit(t, bundleSigned(t, "rel@example.org"), "issuer: https://accounts.google.com}", "issuer: https://accounts.google.com, predicate-types: [https://spdx.dev/Document]}")},
+			unchanged, []Kind{KindSigstorePredicates},
+			[]string{"source hello: Sigstore predicate types https://spdx.dev/Document, was SLSA provenance (https://slsa.dev/provenance/v1, https://slsa.dev/provenance/v0.2)"}, false},
 		{"pinned Sigstore key replaced",
 			map[string]string{recipeFile: keyed, "recipes/hello/hello.pub": k.pem1},
 			map[string]string{"recipes/hello/hello.pub": k.pem2},
@@ -1058,7 +1065,7 @@ func TestBaseRecipeLink(t *testing.T) {
 	link("shared/recipes", "recipes")
 	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "add", "-A")
 	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-q", "-m", "recipes is a link")
-	if got := lines(filepath.Join(dir, "recipes", "hello.yaml")); !slices.Equal(got, []string{"pass no trust change since HEAD (signature forms, keyrings, signers, Sigstore identities, source repositories, issuers and keys, cross-checks, pinned algorithms, download URLs of new bytes, the watch's release source, tag prefix and pre-releases, packages of other recipes, the system's packages in provides, replaces, conflicts, breaks, pre-depends, depends and recommends, and in new package names)"}) {
+	if got := lines(filepath.Join(dir, "recipes", "hello.yaml")); !slices.Equal(got, []string{"pass no trust change since HEAD (signature forms, keyrings, signers, Sigstore identities, source repositories, issuers, keys and predicate types, cross-checks, pinned algorithms, download URLs of new bytes, the watch's release source, tag prefix and pre-releases, packages of other recipes, the system's packages in provides, replaces, conflicts, breaks, pre-depends, depends and recommends, and in new package names)"}) {
 		t.Errorf("through a folder link the base has too: %q", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // anchors is what vouches for one source besides its pinned digest, read
@@ -32,6 +33,7 @@ type anchors struct {
 	identityIs  map[string]string // what it stands for, per architecture (rendered): what is compared
 	issuer      string
 	sourceRepo  string            // Sigstore: the repository whose CI run must have signed
+	predicates  string            // Sigstore: the predicate types attestations count by, as listed; "" for SLSA provenance
 	keyFile     string            // Sigstore: the pinned public key, as the recipe names it
 	key         string            // its fingerprint (SHA256:base64), or why it is unreadable
 	checksums   string            // the checksum file URL template; "" when there is no cross-check
@@ -153,6 +155,7 @@ func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
 			default:
 				a.form = formGitHub
 			}
+			a.predicates = strings.Join(ss.PredicateTypes, ", ")
 			switch {
 			case ss.PublicKey != "":
 				a.keyFile = ss.PublicKey
@@ -189,6 +192,10 @@ func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
 	}
 	return m
 }
+
+// slsaDefault names the predicate types an attestation counts by when a
+// recipe lists none.
+var slsaDefault = "SLSA provenance (" + strings.Join(sigstore.DefaultPredicateTypes(), ", ") + ")"
 
 // shown is how a review line names a template's old and new value: as
 // written, unless only what it stands for changed (the same text, another
@@ -247,7 +254,7 @@ func normalizedFprs(list []string) []string {
 // diffTrust adds to rv every change of what vouches for the sources of r
 // since old (nil: r is new at rev): a new recipe and every anchor it
 // brings, signature forms, keyrings (keys added, removed, changed),
-// signer lists, Sigstore identities, source repositories, issuers and keys, cross-checks and the
+// signer lists, Sigstore identities, source repositories, issuers, keys and predicate types, cross-checks and the
 // keyrings of clearsigned checksum files, and pinned digest algorithms.
 func diffTrust(r, old *recipe.Recipe, rev string, rv *reviews) {
 	na, oa := sourceAnchors(r), sourceAnchors(old)
@@ -347,6 +354,17 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	}
 	diffValue(KindSigstoreIssuer, "Sigstore issuer", name, "", n.issuer, o.issuer, suffix, rv)
 	diffValue(KindSigstoreSource, "Sigstore source repository", name, "", n.sourceRepo, o.sourceRepo, suffix, rv)
+	if n.predicates != o.predicates {
+		// Unlisted is SLSA provenance, not "none required".
+		typesOf := func(a *anchors) string {
+			if a.form != formCosign && a.form != formBundle && a.form != formGitHub {
+				return "" // no Sigstore signature: no types at all
+			}
+			return cmp.Or(a.predicates, slsaDefault)
+		}
+		np, op := typesOf(n), typesOf(o)
+		diffValue(KindSigstorePredicates, "Sigstore predicate types", name, "", np, op, suffix, rv)
+	}
 	subject := n.keyFile
 	if subject == "" {
 		subject = o.keyFile

@@ -706,6 +706,7 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 		"identity-regexp":   {false, func(v *yaml.Node) { d.identityRegexp(v, &ss.IdentityRegexp, valueOf(n, "issuer")) }},
 		"issuer":            {false, func(v *yaml.Node) { d.issuer(v, &ss.Issuer) }},
 		"source-repository": {false, func(v *yaml.Node) { d.sourceRepository(v, &ss.SourceRepository) }},
+		"predicate-types":   {false, func(v *yaml.Node) { ss.PredicateTypes = d.predicateTypes(v) }},
 		"public-key": {false, func(v *yaml.Node) {
 			if d.NonEmpty(v, "signature.public-key", &ss.PublicKey) && !d.relPath(v, "signature.public-key", ss.PublicKey) {
 				ss.PublicKey = "" // reported; not a path to read
@@ -736,6 +737,8 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 		d.at(n, "signature: needs %s", signatureForms)
 	case (has("none") || openpgp) && who:
 		d.at(n, "signature: identity, identity-regexp, issuer and source-repository belong to the Sigstore forms (sig-url + cert-url, bundle-url, github-attestations)")
+	case (has("none") || openpgp || cosign) && has("predicate-types"):
+		d.at(keyOf(n, "predicate-types"), "signature: predicate-types says which attestations count; it goes with bundle-url or github-attestations, whose in-toto statements have a predicate type (a signature has none)")
 	case (has("none") || openpgp || cosign || has("github-attestations")) && has("public-key"):
 		d.at(keyOf(n, "public-key"), "signature: public-key pins the key of a key-signed Sigstore bundle: it goes with bundle-url only")
 	case has("public-key") && who:
@@ -789,6 +792,34 @@ func (d *decoder) identityRegexp(v *yaml.Node, dst *string, issuer *yaml.Node) {
 		d.at(v, "%s: %v", name, strings.TrimPrefix(err.Error(), sigstore.ErrPolicy.Error()+": "))
 		*dst = "" // reported; not a policy to check further
 	}
+}
+
+// predicateTypes decodes the in-toto predicate types an attestation counts
+// by: URIs, as a statement's predicateType names them, exactly.
+func (d *decoder) predicateTypes(v *yaml.Node) []string {
+	const name = "signature.predicate-types"
+	var out []string
+	d.Describe(v, yamlfile.Schema{MinItems: 1})
+	d.List(v, name, func(i int, n *yaml.Node) {
+		var s string
+		d.Describe(n, yamlfile.Schema{Pattern: "^[a-z][a-z0-9+.-]*:[^ ]+$"})
+		if !d.Str(n, fmt.Sprintf("%s[%d]", name, i), &s) {
+			return
+		}
+		if u, err := url.Parse(s); err != nil || u.Scheme == "" || strings.ContainsAny(s, " \t{}") {
+			d.at(n, "%s: %q is not a predicate type (a URI, as the statement's predicateType gives it: %s)", name, s, sigstore.SLSAProvenanceV1)
+			return
+		}
+		if slices.Contains(out, s) {
+			d.at(n, "%s: %q is listed twice", name, s)
+			return
+		}
+		out = append(out, s)
+	})
+	if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+		d.at(v, "%s: an empty list counts no attestation; leave it out to count SLSA provenance (%s)", name, strings.Join(sigstore.DefaultPredicateTypes(), ", "))
+	}
+	return out
 }
 
 // issuer decodes an OIDC issuer: an http(s) URL.

@@ -442,6 +442,15 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:11:247: signature.source-repository: \"https://example.org/o/x\" is not a GitHub repository's or GitLab project's URL (https://github.com/OWNER/REPO, https://gitlab.com/GROUP/PROJECT), as the certificate's Source Repository URI names it"}},
 		{"sigstore key and source-repository", []edit{{sigOpenPGP, strings.Replace(sigKey, "tool.pub}", "tool.pub, source-repository: https://github.com/o/x}", 1)}},
 			[]string{"recipes/x.yaml:11:78: signature: public-key pins the signer's key; identity, identity-regexp, issuer and source-repository name a certificate's signer: give one or the other"}},
+		// Which attestations count: a signature has no predicate type, and
+		// an empty list would count none.
+		{"sigstore predicate-types on cosign's signature", []edit{{sigOpenPGP, "{sig-url: https://example.org/x.sig, cert-url: https://example.org/x.cert, identity: a@example.org, issuer: https://accounts.google.com, predicate-types: [https://slsa.dev/provenance/v1]}"}},
+			[]string{"recipes/x.yaml:11:153: signature: predicate-types says which attestations count; it goes with bundle-url or github-attestations, whose in-toto statements have a predicate type (a signature has none)"}},
+		{"sigstore predicate-types empty", []edit{{sigOpenPGP, "{github-attestations: a/b, identity: a@example.org, issuer: https://accounts.google.com, predicate-types: []}"}},
+			[]string{"recipes/x.yaml:11:122: signature.predicate-types: an empty list counts no attestation; leave it out to count SLSA provenance (https://slsa.dev/provenance/v1, https://slsa.dev/provenance/v0.2)"}},
+		{"sigstore predicate type not a URI", []edit{{sigOpenPGP, "{github-attestations: a/b, identity: a@example.org, issuer: https://accounts.google.com, predicate-types: [sbom, https://slsa.dev/provenance/v1, https://slsa.dev/provenance/v1]}"}},
+			[]string{"recipes/x.yaml:11:123: signature.predicate-types: \"sbom\" is not a predicate type (a URI, as the statement's predicateType gives it: https://slsa.dev/provenance/v1)",
+				"recipes/x.yaml:11:161: signature.predicate-types: \"https://slsa.dev/provenance/v1\" is listed twice"}},
 		{"sigstore issuer not a URL", []edit{{sigOpenPGP, "{github-attestations: a/b, identity: a@example.org, issuer: accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:76: signature.issuer: \"accounts.google.com\" is not an OIDC issuer URL (e.g. https://accounts.google.com)"}},
 		// A certificate's issuer is compared with this one exactly, and

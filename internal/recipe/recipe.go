@@ -151,6 +151,9 @@ type Sigstore struct {
 	Issuer             string // the OIDC issuer URL
 	SourceRepository   string // the repository URL the certificate's Source Repository URI must be (the caller of a reusable workflow)
 	PublicKey          string // a PEM public key file in the recipe's folder (relative to FilesDir), for a key-signed bundle
+	// PredicateTypes are the in-toto predicate types an attestation (a
+	// bundle's or GitHub's DSSE statement) counts by; none: SLSA provenance.
+	PredicateTypes []string
 }
 
 // Checksums is an upstream checksum file cross-checked against the pins.

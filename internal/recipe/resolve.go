@@ -104,6 +104,9 @@ type ResolvedSigstore struct {
 	SourceRepository   string `json:",omitempty"` // the certificate's Source Repository URI, exactly
 	PublicKeyPath      string `json:",omitempty"` // absolute: a PEM public key in the recipe's folder
 	PublicKey          string `json:",omitempty"` // the key file as the recipe names it (for people)
+	// PredicateTypes are the predicate types an attestation counts by;
+	// none: SLSA provenance (sigstore.DefaultPredicateTypes).
+	PredicateTypes []string `json:",omitempty"`
 }
 
 // Form names the shape of the material: "cosign" (sig + cert), "bundle" or
@@ -700,6 +703,7 @@ func (r *Recipe) resolveSource(s Source, arch string, rd *renderer, checkFile, c
 			Issuer:             ss.Issuer,
 			SourceRepository:   ss.SourceRepository,
 			PublicKey:          ss.PublicKey,
+			PredicateTypes:     slices.Clone(ss.PredicateTypes),
 		}
 		if ss.PublicKey != "" {
 			ps.Sigstore.PublicKeyPath = filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))

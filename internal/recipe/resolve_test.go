@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -276,13 +277,15 @@ func TestPlanNoMaintainer(t *testing.T) {
 	}
 }
 
-// sigstoreForms are the three Sigstore forms of signature:, each valid, and
-// the last one's policy with a source repository.
+// sigstoreForms are the three Sigstore forms of signature:, each valid, the
+// last one's policy with a source repository, then attestations of another
+// predicate type than SLSA provenance.
 var sigstoreForms = []string{
 	"{sig-url: \"https://example.org/x-{{.Arch}}.tar.gz.sig\", cert-url: \"https://example.org/x-{{.Arch}}.tar.gz.cert\", identity: krel-staging@k8s-releng-prod.iam.gserviceaccount.com, issuer: https://accounts.google.com}",
 	"{bundle-url: \"https://example.org/v{{.Version}}/x-{{.Arch}}.sigstore.json\", identity: \"https://github.com/o/x/.github/workflows/release.yml@refs/tags/v{{.Version}}\", issuer: https://token.actions.githubusercontent.com}",
 	"{github-attestations: o/x, identity-regexp: '^https://github\\.com/o/x/\\.github/workflows/release\\.yml@refs/tags/v.*$', issuer: https://token.actions.githubusercontent.com}",
 	"{github-attestations: o/x, identity: https://github.com/o/release/.github/workflows/shared.yml@refs/heads/main, issuer: https://token.actions.githubusercontent.com, source-repository: https://github.com/o/x}",
+	"{github-attestations: o/x, identity-regexp: '^https://github\\.com/o/x/\\.github/workflows/release\\.yml@refs/tags/v.*$', issuer: https://token.actions.githubusercontent.com, predicate-types: [\"https://in-toto.io/attestation/release/v0.1\", https://slsa.dev/provenance/v1]}",
 }
 
 // Each Sigstore form plans with its templates rendered, and names what to
@@ -303,6 +306,8 @@ func TestPlanSigstore(t *testing.T) {
 			Issuer: "https://token.actions.githubusercontent.com"}, nil, "github-attestations"},
 		{ResolvedSigstore{GitHubAttestations: "o/x", Identity: "https://github.com/o/release/.github/workflows/shared.yml@refs/heads/main",
 			Issuer: "https://token.actions.githubusercontent.com", SourceRepository: "https://github.com/o/x"}, nil, "github-attestations"},
+		{ResolvedSigstore{GitHubAttestations: "o/x", IdentityRegexp: `^https://github\.com/o/x/\.github/workflows/release\.yml@refs/tags/v.*$`,
+			Issuer: "https://token.actions.githubusercontent.com", PredicateTypes: []string{"https://in-toto.io/attestation/release/v0.1", "https://slsa.dev/provenance/v1"}}, nil, "github-attestations"},
 	}
 	for i, sig := range sigstoreForms {
 		_, file := writeProject(t, strings.Replace(baseRecipe, sigOpenPGP, sig, 1))
@@ -315,7 +320,7 @@ func TestPlanSigstore(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := p.Sources[0]
-		if s.Signature != nil || s.NoSignatureReason != "" || s.Sigstore == nil || *s.Sigstore != want[i].ss {
+		if s.Signature != nil || s.NoSignatureReason != "" || s.Sigstore == nil || !reflect.DeepEqual(*s.Sigstore, want[i].ss) {
 			t.Errorf("form %d: planned %+v, want %+v", i, s.Sigstore, want[i].ss)
 			continue
 		}
@@ -340,7 +345,7 @@ func TestPlanSigstoreKey(t *testing.T) {
 	}
 	key := filepath.Join(dir, "recipes", "x", "tool.pub")
 	want := ResolvedSigstore{BundleURL: "https://example.org/x-arm64.sigstore.json", PublicKey: "tool.pub", PublicKeyPath: key}
-	if got := p.Sources[0].Sigstore; got == nil || *got != want || got.Form() != "bundle" || got.Signer() != "public key tool.pub" {
+	if got := p.Sources[0].Sigstore; got == nil || !reflect.DeepEqual(*got, want) || got.Form() != "bundle" || got.Signer() != "public key tool.pub" {
 		t.Fatalf("planned %+v, want %+v", got, want)
 	}
 	if !slices.Contains(p.LocalFiles(), key) {

@@ -120,13 +120,14 @@ func SigstoreEvidence(r *sigstore.Result) string {
 }
 
 // Policy is the Sigstore policy of a planned source: its identity, issuer
-// and source repository, or its pinned public key (read from the recipe's folder).
+// and source repository, or its pinned public key (read from the recipe's
+// folder), and the predicate types its attestations count by.
 func Policy(p *recipe.ResolvedSigstore) (sigstore.Policy, error) {
 	if p.PublicKeyPath != "" {
 		key, err := PublicKey(p)
-		return sigstore.Policy{PublicKey: key}, err
+		return sigstore.Policy{PublicKey: key, PredicateTypes: p.PredicateTypes}, err
 	}
-	return sigstore.Policy{Identity: p.Identity, IdentityRegexp: p.IdentityRegexp, Issuer: p.Issuer, SourceRepository: p.SourceRepository}, nil
+	return sigstore.Policy{Identity: p.Identity, IdentityRegexp: p.IdentityRegexp, Issuer: p.Issuer, SourceRepository: p.SourceRepository, PredicateTypes: p.PredicateTypes}, nil
 }
 
 // maxPublicKey bounds what is read of a pinned public key file: a PEM key

@@ -40,20 +40,21 @@ func TestSigstoreEvidence(t *testing.T) {
 	for _, c := range []struct {
 		root        *sigstore.TrustedRoot
 		bundle, key string
+		types       []string // the statement's predicate type, where not SLSA provenance
 		artifact    digest.Set
 		want        string
 	}{
-		{publicGood, "bundle-publish.json", "publish_key.pub",
+		{publicGood, "bundle-publish.json", "publish_key.pub", []string{"https://github.com/npm/attestation/tree/main/specs/publish/v0.1"},
 			digest.Set{digest.SHA512: "76176ffa33808b54602c7c35de5c6e9a4deb96066dba6533f50ac234f4f1f4c6b3527515dc17c06fbe2860030f410eee69ea20079bd3a2c6f3dcf3b329b10751"},
 			"sigstore:public-key=SHA256:HpCKVUWf5t2sHMvBN+qGMe6DcDL+wqLMxSizjYHxcQg= rekor=18300940"},
-		{tsaOnly, "public-key-validity.sigstore.json", "public-key-validity.pem", h.Sum(),
+		{tsaOnly, "public-key-validity.sigstore.json", "public-key-validity.pem", nil, h.Sum(),
 			"sigstore:public-key=SHA256:IpekKjxVkmTfB4YqY8q5sGEAeVtF9x3m7jHdhAxpgjQ= timestamp=2026-06-04T17:43:29Z"},
 	} {
 		v, err := sigstore.New(c.root, sigstore.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := v.VerifyBundle(context.Background(), sigstore.Policy{PublicKey: read(c.key)}, c.artifact, read(c.bundle), c.bundle)
+		res, err := v.VerifyBundle(context.Background(), sigstore.Policy{PublicKey: read(c.key), PredicateTypes: c.types}, c.artifact, read(c.bundle), c.bundle)
 		if err != nil {
 			t.Fatal(err)
 		}

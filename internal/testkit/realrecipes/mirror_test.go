@@ -15,6 +15,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -406,7 +407,7 @@ func standinMirror(t *testing.T, root string, sets []standin, sg *mirrorSigners)
 			}
 			if a.cosign {
 				want := recipe.ResolvedSigstore{SigURL: a.url + ".sig", CertURL: a.url + ".cert", Identity: k8sIdentity, Issuer: k8sIssuer}
-				if ps.Sigstore == nil || *ps.Sigstore != want {
+				if ps.Sigstore == nil || !reflect.DeepEqual(*ps.Sigstore, want) {
 					t.Errorf("%s: source %s: Sigstore %+v, upstream publishes %+v", s.recipe, ps.Name, ps.Sigstore, want)
 				}
 				data, err := os.ReadFile(p)

@@ -28,14 +28,17 @@ type realBundle struct {
 	identity string
 	issuer   string
 	logIndex int64
+	// predicateType is the statement's predicate type where it is not SLSA
+	// provenance.
+	predicateType string
 }
 
 var realBundles = []realBundle{
-	{"bundle-provenance.json", "", digest.SHA512, "76176ffa33808b54602c7c35de5c6e9a4deb96066dba6533f50ac234f4f1f4c6b3527515dc17c06fbe2860030f410eee69ea20079bd3a2c6f3dcf3b329b10751", sigstoreJSRelease, actionsIssuer, -1},
-	{"sigstore.js@2.0.0-provenance.sigstore.json", "", digest.SHA512, "46d4e2f74c4877316640000a6fdf8a8b59f1e0847667973e9859f774dd31b8f1e0937813b777fb66a2ac67d50540fe34640966eee9fc2ccca387082b4c85cd3c", sigstoreJSRelease, actionsIssuer, -1},
-	{"dsse.sigstore.json", "", digest.SHA512, "bbfd372fc9beeb777fe35d05bb10c0c70a9733d366a75fed7dd18866c7391de3ee7e88ba74dd47abf3e15c845e547fcf0e5c3da80854c751554224d3a6d4e55f", "brian@dehamer.com", githubOAuth, -1},
-	{"oci-attestation.sigstore.json", "", digest.SHA256, "732112270d7e59418a8c080b134b24cabd67d250d0d0147a97ed95ba5c280aa4", "cody@soyland.com", githubOAuth, 175508996},
-	{"othername.sigstore.json", "trusted_root_scaffolding.json", digest.SHA256, "bc103b4a84971ef6459b294a2b98568a2bfb72cded09d4acd1e16366a401f95b", "foo!oidc.local", "http://oidc.local:8080", -1},
+	{"bundle-provenance.json", "", digest.SHA512, "76176ffa33808b54602c7c35de5c6e9a4deb96066dba6533f50ac234f4f1f4c6b3527515dc17c06fbe2860030f410eee69ea20079bd3a2c6f3dcf3b329b10751", sigstoreJSRelease, actionsIssuer, -1, ""},
+	{"sigstore.js@2.0.0-provenance.sigstore.json", "", digest.SHA512, "46d4e2f74c4877316640000a6fdf8a8b59f1e0847667973e9859f774dd31b8f1e0937813b777fb66a2ac67d50540fe34640966eee9fc2ccca387082b4c85cd3c", sigstoreJSRelease, actionsIssuer, -1, ""},
+	{"dsse.sigstore.json", "", digest.SHA512, "bbfd372fc9beeb777fe35d05bb10c0c70a9733d366a75fed7dd18866c7391de3ee7e88ba74dd47abf3e15c845e547fcf0e5c3da80854c751554224d3a6d4e55f", "brian@dehamer.com", githubOAuth, -1, ""},
+	{"oci-attestation.sigstore.json", "", digest.SHA256, "732112270d7e59418a8c080b134b24cabd67d250d0d0147a97ed95ba5c280aa4", "cody@soyland.com", githubOAuth, 175508996, "https://cosign.sigstore.dev/attestation/v1"},
+	{"othername.sigstore.json", "trusted_root_scaffolding.json", digest.SHA256, "bc103b4a84971ef6459b294a2b98568a2bfb72cded09d4acd1e16366a401f95b", "foo!oidc.local", "http://oidc.local:8080", -1, ""},
 }
 
 func (c realBundle) trustedRoot(t *testing.T) *TrustedRoot {
@@ -45,7 +48,15 @@ func (c realBundle) trustedRoot(t *testing.T) *TrustedRoot {
 	return loadRoot(t, c.root)
 }
 
-func (c realBundle) policy() Policy { return Policy{Identity: c.identity, Issuer: c.issuer} }
+// policy names the bundle's signer, and the predicate type of its
+// statement where that is not SLSA provenance (cosign's attestation type).
+func (c realBundle) policy() Policy {
+	p := Policy{Identity: c.identity, Issuer: c.issuer}
+	if c.predicateType != "" {
+		p.PredicateTypes = []string{c.predicateType}
+	}
+	return p
+}
 
 func (c realBundle) digests() digest.Set { return digest.Set{c.alg: c.digest} }
 

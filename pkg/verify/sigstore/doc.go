@@ -40,7 +40,10 @@
 //     digest (message signatures), or the in-toto statement of a DSSE envelope
 //     (exactly one signature; _type Statement v1 or v0.1, another or none is
 //     refused) names the artifact's digest among its subjects, and no subject
-//     gives one of the artifact's digests beside another file's.
+//     gives one of the artifact's digests beside another file's; and the
+//     statement is of a predicate type the policy counts by
+//     (Policy.PredicateTypes, by default SLSA provenance): the signer's SBOM
+//     or test results of the file say nothing of how it was built.
 //     Digests, not files, are passed in (a pkg/digest Set), so the caller hashes
 //     while streaming; the detached form needs the sha256;
 //   - at least one transparency-log entry of a log in the trusted root vouches

@@ -72,6 +72,10 @@ const (
 	// another _type than Statement v1 or v0.1, or none: what it says of its
 	// subjects is not read.
 	ReasonStatementType Reason = "statement-type"
+	// ReasonPredicateType: the attestation's in-toto statement is of a
+	// predicate type the policy does not count by (Policy.PredicateTypes,
+	// by default SLSA provenance): an SBOM or test results of the file.
+	ReasonPredicateType Reason = "predicate-type"
 	// ReasonNoTimestamp: no verified time (log integrated time or RFC 3161
 	// timestamp) to check the certificate at.
 	ReasonNoTimestamp Reason = "no-timestamp"

@@ -26,7 +26,10 @@ func ExampleVerifier_VerifyBundle() {
 		panic(err)
 	}
 	artifact := digest.Set{digest.SHA256: "732112270d7e59418a8c080b134b24cabd67d250d0d0147a97ed95ba5c280aa4"}
-	policy := sigstore.Policy{Identity: "cody@soyland.com", Issuer: "https://github.com/login/oauth"}
+	// The attestation is of cosign's own predicate type: by default only
+	// SLSA provenance counts.
+	policy := sigstore.Policy{Identity: "cody@soyland.com", Issuer: "https://github.com/login/oauth",
+		PredicateTypes: []string{"https://cosign.sigstore.dev/attestation/v1"}}
 	res, err := v.VerifyBundle(context.Background(), policy, artifact, bundle, "oci-attestation.sigstore.json")
 	if err != nil {
 		fmt.Println(err)

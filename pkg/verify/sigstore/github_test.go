@@ -35,6 +35,12 @@ var workflowPolicy = Policy{IdentityRegexp: `https://github\.com/cilium/cilium-c
 // timestamp and inclusion proof).
 func (v *virtual) attest(identity, issuer string, subjects map[string]digest.Set) []byte {
 	v.t.Helper()
+	return v.attestType(identity, issuer, SLSAProvenanceV1, subjects)
+}
+
+// attestType is attest with a statement of another predicate type.
+func (v *virtual) attestType(identity, issuer, predicateType string, subjects map[string]digest.Set) []byte {
+	v.t.Helper()
 	var subj []map[string]any
 	for name, ds := range subjects {
 		d := map[string]string{}
@@ -44,7 +50,7 @@ func (v *virtual) attest(identity, issuer string, subjects map[string]digest.Set
 		subj = append(subj, map[string]any{"name": name, "digest": d})
 	}
 	stmt, _ := json.Marshal(map[string]any{"_type": "https://in-toto.io/Statement/v1", "subject": subj,
-		"predicateType": "https://slsa.dev/provenance/v1", "predicate": map[string]any{"buildDefinition": map[string]any{}}})
+		"predicateType": predicateType, "predicate": map[string]any{"buildDefinition": map[string]any{}}})
 	e, err := v.vs.Attest(identity, issuer, stmt)
 	if err != nil {
 		v.t.Fatal(err)

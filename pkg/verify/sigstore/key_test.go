@@ -26,13 +26,15 @@ func TestVerifyKeySignedBundles(t *testing.T) {
 		t.Fatalf("artifact sha256 %s", got)
 	}
 	npm := digest.Set{digest.SHA512: npmDigest}
+	// npm's publish attestation, which its registry key signs.
+	const npmPublish = "https://github.com/npm/attestation/tree/main/specs/publish/v0.1"
 	for _, tr := range []*TrustedRoot{goodRoot(t), loadRoot(t, "trusted_root_public_good_2023.json"), loadRoot(t, "trusted_root_pgi.json")} {
-		res, err := newVerifier(t, tr, Options{}).VerifyBundle(ctx(t), Policy{PublicKey: npmKey}, npm, publish, "bundle-publish.json")
+		res, err := newVerifier(t, tr, Options{}).VerifyBundle(ctx(t), Policy{PublicKey: npmKey, PredicateTypes: []string{npmPublish}}, npm, publish, "bundle-publish.json")
 		if err != nil {
 			t.Fatalf("%s: %v", tr.Name(), err)
 		}
 		if res.PublicKey != "SHA256:HpCKVUWf5t2sHMvBN+qGMe6DcDL+wqLMxSizjYHxcQg=" || res.Identity != "" || res.LogURL != "https://rekor.sigstore.dev" ||
-			res.IntegratedTime.IsZero() || res.PredicateType != "https://github.com/npm/attestation/tree/main/specs/publish/v0.1" {
+			res.IntegratedTime.IsZero() || res.PredicateType != npmPublish {
 			t.Errorf("%s: result %+v", tr.Name(), res)
 		}
 	}
@@ -54,10 +56,10 @@ func TestVerifyKeySignedBundles(t *testing.T) {
 		reason Reason
 		want   []string
 	}{
-		{"another key (npm's)", tsaRoot, Policy{PublicKey: npmKey}, digestsOf(artifact), validity, ReasonBadSignature, []string{"SHA256:HpCKVUWf5t2sHMvBN+qGMe6DcDL+wqLMxSizjYHxcQg=", "IpekKjxVkmTfB4YqY8q5sGEAeVtF9x3m7jHdhAxpgjQ="}},
+		{"another key (npm's)", tsaRoot, Policy{PublicKey: npmKey, PredicateTypes: []string{npmPublish}}, digestsOf(artifact), validity, ReasonBadSignature, []string{"SHA256:HpCKVUWf5t2sHMvBN+qGMe6DcDL+wqLMxSizjYHxcQg=", "IpekKjxVkmTfB4YqY8q5sGEAeVtF9x3m7jHdhAxpgjQ="}},
 		{"another key (validity's)", goodRoot(t), Policy{PublicKey: validityKey}, npm, publish, ReasonBadSignature, []string{"SHA256:IpekKjxVkmTfB4YqY8q5sGEAeVtF9x3m7jHdhAxpgjQ="}},
 		{"altered artifact", tsaRoot, Policy{PublicKey: validityKey}, digestsOf([]byte("test content\n")), validity, ReasonDigestMismatch, nil},
-		{"altered npm package", goodRoot(t), Policy{PublicKey: npmKey}, digest.Set{digest.SHA512: flipDigit(npmDigest)}, publish, ReasonDigestMismatch, []string{flipDigit(npmDigest)}},
+		{"altered npm package", goodRoot(t), Policy{PublicKey: npmKey, PredicateTypes: []string{npmPublish}}, digest.Set{digest.SHA512: flipDigit(npmDigest)}, publish, ReasonDigestMismatch, []string{flipDigit(npmDigest)}},
 		// As upstream's TestPublicKeyValidityCheckedAgainstSignedTimestamp.
 		{"key validity excludes the signing time", tsaRoot, Policy{PublicKey: validityKey, KeyValidFrom: epoch, KeyValidUntil: epoch.Add(time.Second)},
 			digestsOf(artifact), validity, ReasonKeyValidity, []string{"1970-01-01 00:00:00 UTC to 1970-01-01 00:00:01 UTC"}},
@@ -66,7 +68,7 @@ func TestVerifyKeySignedBundles(t *testing.T) {
 		{"npm key expired before the log entry", goodRoot(t), Policy{PublicKey: npmKey, KeyValidUntil: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)},
 			npm, publish, ReasonKeyValidity, nil},
 		{"no log entry, root lists logs", goodRoot(t), Policy{PublicKey: validityKey}, digestsOf(artifact), validity, ReasonNoLogEntry, []string{"transparency-log entry"}},
-		{"keyless bundle under a pinned key", goodRoot(t), Policy{PublicKey: npmKey}, digest.Set{digest.SHA512: realBundles[0].digest},
+		{"keyless bundle under a pinned key", goodRoot(t), Policy{PublicKey: npmKey, PredicateTypes: []string{npmPublish}}, digest.Set{digest.SHA512: realBundles[0].digest},
 			readTestdata(t, "bundle-provenance.json"), ReasonIdentity, []string{sigstoreJSRelease, "pinned public key SHA256:HpCK"}},
 		{"key-signed bundle under an identity", goodRoot(t), Policy{Identity: "npm", Issuer: "https://npmjs.com"}, npm, publish, ReasonIdentity,
 			[]string{"SHA256:jl3bwswu80PjjokCgh0o2w5c2U4LhQAE57gj9cz1kzA", "pins this public key"}},

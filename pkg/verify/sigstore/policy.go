@@ -76,7 +76,32 @@ type Policy struct {
 	// PublicKey counts, as a trusted root bounds its own keys; zero is
 	// unbounded.
 	KeyValidFrom, KeyValidUntil time.Time
+
+	// PredicateTypes are the in-toto predicate types an attestation (the
+	// statement of a DSSE bundle) must have to count, exactly; empty is
+	// DefaultPredicateTypes, SLSA provenance. The signer's other
+	// attestations of the same file (an SBOM, test results, a type of its
+	// own) say nothing of how it was built, and count only when named
+	// here. A message signature has no predicate: this does not apply.
+	PredicateTypes []string
+	// AnyPredicateType accepts an attestation of any predicate type, for a
+	// caller that checks the signature alone (Sigstore's conformance
+	// suite), not what the statement says. It excludes PredicateTypes.
+	AnyPredicateType bool
 }
+
+// SLSA provenance, the predicate types an attestation counts by when the
+// Policy names none: what GitHub's artifact attestations
+// (actions/attest-build-provenance) and slsa-github-generator sign (v1),
+// and their older version (v0.2, npm's provenance before 2023).
+const (
+	SLSAProvenanceV1  = "https://slsa.dev/provenance/v1"
+	SLSAProvenanceV02 = "https://slsa.dev/provenance/v0.2"
+)
+
+// DefaultPredicateTypes are the predicate types an attestation counts by
+// when Policy.PredicateTypes is empty.
+func DefaultPredicateTypes() []string { return []string{SLSAProvenanceV1, SLSAProvenanceV02} }
 
 // identity is a validated Policy: a certificate identity, or a pinned key.
 type identity struct {
@@ -85,6 +110,9 @@ type identity struct {
 	issuer string
 	source string // the Source Repository URI required; "" for any
 	key    *pinnedKey
+	// predicates are the predicate types an attestation counts by; nil for
+	// any (Policy.AnyPredicateType).
+	predicates []string
 }
 
 // pinnedKey is a validated Policy.PublicKey.
@@ -102,9 +130,42 @@ func (p Policy) Validate() error {
 }
 
 func (p Policy) compile() (*identity, error) {
-	if len(p.PublicKey) > 0 {
-		return p.compileKey()
+	predicates, err := p.predicateTypes()
+	if err != nil {
+		return nil, err
 	}
+	var id *identity
+	if len(p.PublicKey) > 0 {
+		id, err = p.compileKey()
+	} else {
+		id, err = p.compileIdentity()
+	}
+	if err != nil {
+		return nil, err
+	}
+	id.predicates = predicates
+	return id, nil
+}
+
+// predicateTypes validates the predicate types of p: nil for any.
+func (p Policy) predicateTypes() ([]string, error) {
+	switch {
+	case p.AnyPredicateType && len(p.PredicateTypes) > 0:
+		return nil, fmt.Errorf("%w: both AnyPredicateType and PredicateTypes %q are set: use one", ErrPolicy, p.PredicateTypes)
+	case p.AnyPredicateType:
+		return nil, nil
+	case len(p.PredicateTypes) == 0:
+		return DefaultPredicateTypes(), nil
+	}
+	for _, t := range p.PredicateTypes {
+		if t == "" || strings.TrimSpace(t) != t || strings.ContainsAny(t, " \t\r\n") {
+			return nil, fmt.Errorf("%w: predicate type %q is empty or has spaces: name the type as the statement's predicateType gives it, e.g. %s", ErrPolicy, t, SLSAProvenanceV1)
+		}
+	}
+	return slices.Clone(p.PredicateTypes), nil
+}
+
+func (p Policy) compileIdentity() (*identity, error) {
 	if !p.KeyValidFrom.IsZero() || !p.KeyValidUntil.IsZero() {
 		return nil, fmt.Errorf("%w: a key validity window without PublicKey", ErrPolicy)
 	}

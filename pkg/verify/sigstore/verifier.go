@@ -310,6 +310,12 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 	if counted == nil && (requireLog || len(v.root.tr.RekorLogs()) > 0) {
 		return no(ReasonBadLogEntry, "%s", v.diagnoseEntries(entries, stamped, ""))
 	}
+	// Judged once the attestation verified: the refusal is of what its
+	// signer said.
+	if r := id.predicate(b); r != nil {
+		r.Source = source
+		return nil, r
+	}
 	out := &Result{
 		Identity:    summary.SubjectAlternativeName,
 		Issuer:      summary.Issuer,
@@ -364,6 +370,30 @@ func (v *Verifier) countedEntry(entries []*tlog.Entry, stamped []time.Time) *tlo
 		}
 	}
 	return nil
+}
+
+// predicate refuses an attestation (a DSSE bundle) whose statement is of a
+// predicate type the policy does not count by: the signer's SBOM or test
+// results of a file are no word on how it was built. Material it cannot
+// read is left to signedDigest, which refuses it.
+func (id *identity) predicate(b *bundle.Bundle) *Refusal {
+	if id.predicates == nil {
+		return nil
+	}
+	sc, err := b.SignatureContent()
+	if err != nil || sc.EnvelopeContent() == nil {
+		return nil // unreadable, or a message signature, which has no predicate
+	}
+	st, err := sc.EnvelopeContent().Statement()
+	if err != nil || slices.Contains(id.predicates, st.PredicateType) {
+		return nil
+	}
+	found := fmt.Sprintf("of predicate type %q", st.PredicateType)
+	if st.PredicateType == "" {
+		found = "of no predicate type (predicateType empty or missing)"
+	}
+	return &Refusal{Reason: ReasonPredicateType, Detail: fmt.Sprintf("the attestation's in-toto statement is %s, not one the policy counts (%s): an attestation of another kind (an SBOM, test results) says nothing of how the artifact was built; if upstream vouches for its releases with this type, name it among the policy's predicate types (a recipe's signature: predicate-types:, verify-signature's --sigstore-predicate-type)",
+		found, strings.Join(id.predicates, ", "))}
 }
 
 // signedDigest finds what the bundle signs and checks it names the artifact:
