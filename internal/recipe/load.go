@@ -1238,6 +1238,7 @@ func (d *decoder) consistency(r *Recipe) {
 		}
 		names[s.Name] = true
 		d.workflowRepository(r, s)
+		d.workflowRef(r, s)
 		for _, a := range r.Architectures {
 			if _, given := s.Digests[a.Debian]; !given && !(d.unpinned && len(s.digestNodes) == 0) {
 				d.at(s.node, "source %s: no sha256 or sha512 digest pinned for %s (every listed architecture needs one)", s.Name, a.Debian)
@@ -1306,6 +1307,42 @@ func (d *decoder) workflowRepository(r *Recipe, s *Source) {
 	case len(repos) > 0 && !slices.ContainsFunc(repos, func(x string) bool { return strings.EqualFold(x, owner+"/"+repo) }):
 		d.at(v, "signature.%s: the workflow is in %s/%s, not in %s, where the source comes from: a reusable workflow signs for every repository that calls it, so this identity accepts anybody's builds made with it; add source-repository: https://github.com/%s (the repository whose run must have signed: the certificate's Source Repository URI)", key, owner, repo, strings.Join(slices.Compact(repos), ", "), repos[0])
 	}
+}
+
+// workflowRef refuses a GitHub Actions identity that accepts a pull
+// request's run of the workflow, or a run on a branch whose name it leaves
+// open, and warns about one that accepts a branch's runs where the source is
+// a GitHub release, made at a tag: a run signs with the workflow and code
+// as they are at its ref, so whoever can make the ref can have anything
+// signed with the identity. (An identity regexp that accepts a pull
+// request's run is refused by the policy, in identityRegexp.)
+func (d *decoder) workflowRef(r *Recipe, s *Source) {
+	ss := s.Signature.Sigstore
+	if ss == nil || !strings.HasPrefix(ss.Issuer, actionsIssuer) || ss.Identity == "" && ss.IdentityRegexp == "" {
+		return
+	}
+	key, re := "identity", regexp.QuoteMeta(ss.Identity)
+	if ss.IdentityRegexp != "" {
+		key, re = "identity-regexp", ss.IdentityRegexp
+	}
+	v := valueOf(valueOf(s.node, "signature"), key)
+	pin := cmp.Or(ss.IdentityRegexp, ss.Identity)
+	refs := sigstore.IdentityRefs(re)
+	switch {
+	case refs.PullRequests:
+		d.at(v, "signature.%s: %q accepts a pull request's run of the workflow (@refs/pull/7/merge): %s", key, pin, sigstore.PullRequestRisk)
+	case refs.AnyBranch:
+		d.at(v, "signature.%s: %q accepts a run of the workflow on any branch (@refs/heads/...): whoever may push a branch (a bot's update branch too) runs the workflow as that branch has it, and it signs what it builds; name the ref releases are signed at (refs/tags/v..., as the release's certificate shows it), or the one branch", key, pin)
+	case refs.Branches && releasedAtTags(r, s):
+		d.warn(v, "signature.%s: %q accepts runs of the workflow on a branch, and the source is a GitHub release, made at a tag: every run on that branch signs too (each push to it, a pull_request_target run); if upstream signs its releases at their tag, pin @refs/tags/... instead", key, pin)
+	}
+}
+
+// releasedAtTags reports whether the source is a GitHub release download,
+// or the recipe watches GitHub releases: upstream releases at tags.
+func releasedAtTags(r *Recipe, s *Source) bool {
+	_, _, ok := githubRepository(s.URL)
+	return ok && strings.Contains(s.URL, "/releases/download/") || r.Watch != nil && r.Watch.GitHub != ""
 }
 
 // actionsIssuer is GitHub Actions' OIDC issuer.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // onlyValues ends the finding for a template action that is not a value.
@@ -434,6 +436,17 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:11:74: signature.identity-regexp: the workflow is in o/shared, not in o/x, where the source comes from: a reusable workflow signs for every repository that calls it, so this identity accepts anybody's builds made with it; add source-repository: https://github.com/o/x (the repository whose run must have signed: the certificate's Source Repository URI)"}},
 		{"sigstore regexp leaves the workflow's repository open", []edit{{sigOpenPGP, "{github-attestations: o/x, identity-regexp: '^https://github\\.com/o/(x|shared)/\\.github/workflows/release\\.yml@refs/tags/v.*$', issuer: https://token.actions.githubusercontent.com}"}},
 			[]string{"recipes/x.yaml:11:60: signature.identity-regexp: \"^https://github\\\\.com/o/(x|shared)/\\\\.github/workflows/release\\\\.yml@refs/tags/v.*$\" does not name the workflow's repository (https://github.com/OWNER/REPO/...): a GitHub Actions workflow signs for every repository that calls it; add source-repository: the URL of the repository whose run must have signed (the certificate's Source Repository URI)"}},
+		// The ref after the workflow's "@": a pull request's run, or a run
+		// on any branch, signs with the workflow and code of whoever opened
+		// the pull request or pushed the branch
+		// (pkg/verify/sigstore's TestIdentityRefs verifies such runs'
+		// certificates under these pins).
+		{"sigstore regexp accepts a pull request's run", []edit{{sigOpenPGP, "{github-attestations: o/x, identity-regexp: '^https://github\\.com/o/x/\\.github/workflows/release\\.yml@.*$', issuer: https://token.actions.githubusercontent.com}"}},
+			[]string{"recipes/x.yaml:11:60: signature.identity-regexp: IdentityRegexp \"^https://github\\\\.com/o/x/\\\\.github/workflows/release\\\\.yml@.*$\" matches a pull request's run of the workflow (@refs/pull/7/merge): " + sigstore.PullRequestRisk}},
+		{"sigstore identity of a pull request's run", []edit{{sigOpenPGP, "{github-attestations: o/x, identity: https://github.com/o/x/.github/workflows/release.yml@refs/pull/7/merge, issuer: https://token.actions.githubusercontent.com}"}},
+			[]string{"recipes/x.yaml:11:53: signature.identity: \"https://github.com/o/x/.github/workflows/release.yml@refs/pull/7/merge\" accepts a pull request's run of the workflow (@refs/pull/7/merge): " + sigstore.PullRequestRisk}},
+		{"sigstore regexp accepts any branch", []edit{{sigOpenPGP, "{github-attestations: o/x, identity-regexp: '^https://github\\.com/o/x/\\.github/workflows/release\\.yml@refs/heads/.*$', issuer: https://token.actions.githubusercontent.com}"}},
+			[]string{"recipes/x.yaml:11:60: signature.identity-regexp: \"^https://github\\\\.com/o/x/\\\\.github/workflows/release\\\\.yml@refs/heads/.*$\" accepts a run of the workflow on any branch (@refs/heads/...): whoever may push a branch (a bot's update branch too) runs the workflow as that branch has it, and it signs what it builds; name the ref releases are signed at (refs/tags/v..., as the release's certificate shows it), or the one branch"}},
 		{"sigstore regexp with the host's dots unescaped", []edit{{sigOpenPGP, "{github-attestations: o/x, identity-regexp: '^https://github.com/o/x/\\.github/workflows/release\\.yml@refs/tags/v.*$', issuer: https://token.actions.githubusercontent.com}"}},
 			[]string{"recipes/x.yaml:11:60: signature.identity-regexp: \"^https://github.com/o/x/\\\\.github/workflows/release\\\\.yml@refs/tags/v.*$\" does not name the workflow's repository (https://github.com/OWNER/REPO/...): a GitHub Actions workflow signs for every repository that calls it; write the host's dots as \\. (github\\.com): a \".\" matches any character, so the regexp names no host; or add source-repository: the URL of the repository whose run must have signed (the certificate's Source Repository URI)"}},
 		{"sigstore source-repository not a repository", []edit{{sigOpenPGP, strings.Replace(sigReusable, "}", ", source-repository: https://github.com/o}", 1)}},
@@ -741,5 +754,40 @@ func TestArchitectureAllSameForEveryArchitecture(t *testing.T) {
 				t.Errorf("findings:\n%s\nwant:\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+// An identity pinned at a branch where upstream releases at tags (a GitHub
+// release download, a watch of GitHub releases) is a warning: every run on
+// the branch signs too. Pinned at the tag, or where nothing says upstream
+// releases at tags, it is none.
+func TestLintWorkflowBranchRef(t *testing.T) {
+	const main = "https://github.com/o/x/.github/workflows/release.yml@refs/heads/main"
+	sig := func(identity string) string {
+		return "{github-attestations: o/x, identity: \"" + identity + "\", issuer: https://token.actions.githubusercontent.com}"
+	}
+	watched := func(text string) string {
+		return strings.Replace(text, "packages:\n", "watch: {github: o/x}\npackages:\n", 1)
+	}
+	for _, c := range []struct {
+		name, text string
+		warn       bool
+	}{
+		{"branch, watched releases", watched(strings.Replace(baseRecipe, sigOpenPGP, sig(main), 1)), true},
+		{"branch, release download", strings.Replace(strings.Replace(baseRecipe, sigOpenPGP, sig(main), 1),
+			"https://example.org/x-{{.Arch}}.tar.gz", "https://github.com/o/x/releases/download/v{{.Version}}/x-{{.Arch}}.tar.gz", 1), true},
+		{"branch, no release", strings.Replace(baseRecipe, sigOpenPGP, sig(main), 1), false},
+		{"tag, watched releases", watched(strings.Replace(baseRecipe, sigOpenPGP, sig("https://github.com/o/x/.github/workflows/release.yml@refs/tags/v{{.Version}}"), 1)), false},
+	} {
+		var got []string
+		for _, w := range loadWarnings(t, c.text, nil) {
+			if strings.Contains(w, "signature.identity") {
+				got = append(got, w)
+			}
+		}
+		want := `signature.identity: "` + main + `" accepts runs of the workflow on a branch, and the source is a GitHub release, made at a tag`
+		if c.warn != (len(got) == 1 && strings.Contains(got[0], want)) || len(got) > 1 {
+			t.Errorf("%s: warnings %q, want one: %v", c.name, got, c.warn)
+		}
 	}
 }

@@ -139,9 +139,9 @@ func TestVerifyBundleIdentityRegexp(t *testing.T) {
 	b := readTestdata(t, c.file)
 	for re, ok := range map[string]bool{
 		`https://github\.com/sigstore/sigstore-js/\.github/workflows/release\.yml@refs/heads/.*`: true,
-		`^https://github\.com/sigstore/.*$`:                       true,
-		`https://github\.com/sigstore/sigstore-js`:                false, // a prefix is not a match
-		`https://github\.com/sigstore/sigstore-js/.*release\.yml`: false, // no ref
+		`^https://github\.com/sigstore/.*@refs/heads/main$`:                                      true,
+		`https://github\.com/sigstore/sigstore-js`:                                               false, // a prefix is not a match
+		`https://github\.com/sigstore/sigstore-js/.*release\.yml`:                                false, // no ref
 	} {
 		_, err := ver.VerifyBundle(ctx(t), Policy{IdentityRegexp: re, Issuer: actionsIssuer}, c.digests(), b, c.file)
 		if ok && err != nil {
@@ -195,11 +195,11 @@ func TestIdentityRegexpAnyonesRepository(t *testing.T) {
 		{`^https://github\.com/cilium/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*$`, actionsIssuer, true},
 		{`https://github\.com/sigstore/sigstore-js/\.github/workflows/release\.yml@refs/heads/.*`, actionsIssuer, true},
 		{`^https://github\.com/containerd/containerd/\.github/workflows/release\.yml@refs/tags/v[0-9]+\.[0-9]+\.[0-9]+.*$`, actionsIssuer, true},
-		{`^https://github\.com/sigstore/.*$`, actionsIssuer, true},
-		{`(?i)^https://github\.com/Cilium/cilium-cli/.*$`, actionsIssuer, true},
-		{`^https://github\.com/(cilium|isovalent)/cilium-cli/.*$`, actionsIssuer, true},
-		{`^https://github\.com/[Cc]ilium/cilium-cli/.*$`, actionsIssuer, true},
-		{`^https://github\.com/(containerd|moby)/containerd/.*$`, actionsIssuer, true},
+		{`^https://github\.com/sigstore/.*@refs/tags/v.*$`, actionsIssuer, true},
+		{`(?i)^https://github\.com/Cilium/cilium-cli/.*@refs/tags/v.*$`, actionsIssuer, true},
+		{`^https://github\.com/(cilium|isovalent)/cilium-cli/.*@refs/tags/v.*$`, actionsIssuer, true},
+		{`^https://github\.com/[Cc]ilium/cilium-cli/.*@refs/tags/v.*$`, actionsIssuer, true},
+		{`^https://github\.com/(containerd|moby)/containerd/.*@refs/tags/v.*$`, actionsIssuer, true},
 		{`^https://gitlab\.com/example/tool//\.gitlab-ci\.yml@refs/tags/v.*$`, gitlab, true},
 		{`^https://buildkite\.com/example/release$`, buildkite, true},
 		{`^https://buildkite\.com/example/.*$`, buildkite, true},
@@ -549,7 +549,7 @@ func TestVerifyBundleSourceRepository(t *testing.T) {
 		_, err := ver.VerifyBundle(ctx(t), pol, c.digests(), b, c.file)
 		refusedWith(t, err, ReasonIdentity, `source repository "https://github.com/sigstore/sigstore-js"`, repo, c.identity)
 		re := pol
-		re.Identity, re.IdentityRegexp = "", `^https://github\.com/sigstore/sigstore-js/.*$`
+		re.Identity, re.IdentityRegexp = "", `^https://github\.com/sigstore/sigstore-js/.*@refs/heads/main$`
 		_, err = ver.VerifyBundle(ctx(t), re, c.digests(), b, c.file)
 		refusedWith(t, err, ReasonIdentity, `source repository "https://github.com/sigstore/sigstore-js"`, repo)
 	}

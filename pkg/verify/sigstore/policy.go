@@ -46,7 +46,9 @@ type Policy struct {
 	// (or pipeline's) owner open, or its end, however written
 	// ((?i)containerd.*, (containerd).*, containerd\d: containerd-attacker,
 	// containerd7). The name must be written out, or a few alternatives of
-	// it.
+	// it. Under GitHub Actions, one that matches a pull request's run of
+	// the workflow (...@refs/pull/7/merge: .*$ after the repository, @.*$)
+	// is refused: that run's workflow and code are the pull request's.
 	IdentityRegexp string
 	// Issuer is the exact OIDC issuer URL, e.g. "https://accounts.google.com"
 	// or "https://token.actions.githubusercontent.com".
@@ -206,6 +208,9 @@ func (p Policy) compileIdentity() (*identity, error) {
 		}
 		if prefix, ok := anyonesRepositoryPrefix(p.IdentityRegexp, p.Issuer); ok {
 			return nil, fmt.Errorf("%w: IdentityRegexp %q matches workflows of anyone's repositories (the repository's owner goes on as anybody chooses after %q): name the repository's owner literally; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, prefix)
+		}
+		if strings.HasPrefix(p.Issuer, githubActionsIssuer) && IdentityRefs(p.IdentityRegexp).PullRequests {
+			return nil, fmt.Errorf("%w: IdentityRegexp %q matches a pull request's run of the workflow (@%s): %s", ErrPolicy, p.IdentityRegexp, pullRef, PullRequestRisk)
 		}
 		id.re = re
 	}
@@ -789,6 +794,63 @@ func reachesMatch(prog *syntax.Prog, pc uint32, seen map[uint32]bool) bool {
 		return reachesMatch(prog, in.Out, seen) || reachesMatch(prog, in.Arg, seen)
 	}
 	return reachesMatch(prog, in.Out, seen)
+}
+
+// WorkflowRefs says which git refs a GitHub Actions workflow identity
+// (https://github.com/OWNER/REPO/.github/workflows/FILE@REF) accepts:
+// Fulcio names the ref of the run after the "@". A run signs with the
+// workflow and code as they are at that ref, so whoever can make the ref
+// can have anything signed with the identity.
+type WorkflowRefs struct {
+	// PullRequests: refs/pull/N/merge (or /head), a pull request's run
+	// (some numbers N tried).
+	PullRequests bool
+	// Branches: some refs/heads/ branch; AnyBranch: a branch whose name
+	// the regexp leaves open (refs/heads/.*, release-.*), which anyone who
+	// may push a branch can create.
+	Branches, AnyBranch bool
+}
+
+// pullRef is how a pull request's run names its ref.
+const pullRef = "refs/pull/7/merge"
+
+// PullRequestRisk says why an identity that accepts a pull request's run is
+// refused.
+const PullRequestRisk = "a workflow run for a pull request runs the workflow and code of the pull request's branch, and signs what it builds with the workflow's identity: name the ref releases are signed at (refs/tags/v..., as the release's certificate shows it)"
+
+// IdentityRefs returns the git refs the identity regexp re (anchored
+// whether or not it says so; regexp.QuoteMeta of an exact identity) accepts
+// for a GitHub Actions workflow; none for an identity that is no workflow
+// of github.com. The workflow's path before the "@" is taken as any text
+// without an "@" the regexp reads there.
+func IdentityRefs(re string) WorkflowRefs {
+	var refs WorkflowRefs
+	w, set := walkAfter(anchor(re), "https://github.com/")
+	if set == nil {
+		return refs
+	}
+	at := w.step(w.anyText(set, func(r rune) bool { return r != '@' }), '@', len(w.text))
+	after := func(ref string) map[uint32]bool {
+		cur := at
+		for _, r := range ref {
+			if cur = w.step(cur, r, len(w.text)); len(cur) == 0 {
+				return nil
+			}
+		}
+		return cur
+	}
+	// A pull request's ref is its number's: some numbers of each length
+	// stand for all (a regexp that names a few numbers names no release).
+	for _, n := range []string{"1", "7", "42", "123", "4567", "98765"} {
+		for _, end := range []string{"merge", "head"} {
+			refs.PullRequests = refs.PullRequests || at != nil && w.matchesAfter(at, "refs/pull/"+n+"/"+end)
+		}
+	}
+	if heads := after("refs/heads/"); heads != nil && w.reachesMatch(heads) {
+		refs.Branches = true
+		_, refs.AnyBranch = w.openName(heads, -1, nil, (*walk).reachesMatch)
+	}
+	return refs
 }
 
 // anchor makes re match whole strings only.

@@ -13,10 +13,7 @@ import (
 // results or an attestation of its own type about the artifact say nothing
 // of how it was built, and were taken for its provenance.
 func TestPredicateTypes(t *testing.T) {
-	v := newVirtual(t)
-	art := digestsOf([]byte("cilium-linux-amd64.tar.gz"))
-	subjects := map[string]digest.Set{"cilium-linux-amd64.tar.gz": art}
-	ver := newVerifier(t, v.root, Options{})
+	v, art, subjects, ver := attestSetup(t)
 	const sbom = "https://spdx.dev/Document/v2.3"
 	for _, typ := range []string{sbom, "https://in-toto.io/attestation/test-result/v0.1", "https://example.com/anything", ""} {
 		b := v.attestType(workflow, actionsIssuer, typ, subjects)
@@ -91,14 +88,20 @@ func TestPredicateTypes(t *testing.T) {
 	}
 }
 
+// attestSetup is a virtual Sigstore, an artifact, the one subject naming
+// it, and a verifier under the virtual root.
+func attestSetup(t *testing.T) (*virtual, digest.Set, map[string]digest.Set, *Verifier) {
+	v := newVirtual(t)
+	art := digestsOf([]byte("cilium-linux-amd64.tar.gz"))
+	return v, art, map[string]digest.Set{"cilium-linux-amd64.tar.gz": art}, newVerifier(t, v.root, Options{})
+}
+
 // A statement's subjects are matched by digest: one of several subjects,
 // one named only by its sha512, or under another name than the file's (the
 // build's path of it) is the artifact; a subject named only by digests of
 // algorithms updeb does not check is none.
 func TestPredicateSubjects(t *testing.T) {
-	v := newVirtual(t)
-	art := digestsOf([]byte("cilium-linux-amd64.tar.gz"))
-	ver := newVerifier(t, v.root, Options{})
+	v, art, _, ver := attestSetup(t)
 	for name, subjects := range map[string]map[string]digest.Set{
 		"one of several": {"cilium-linux-amd64.tar.gz": art, "cilium-linux-arm64.tar.gz": digestsOf([]byte("arm64"))},
 		"sha512 only":    {"cilium-linux-amd64.tar.gz": {digest.SHA512: art[digest.SHA512]}},
