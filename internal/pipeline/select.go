@@ -267,7 +267,6 @@ type feed struct {
 	// Written by run before finished is closed; read by others only after.
 	spooled map[string]member
 	err     error
-	n       int           // spool files made
 	enc     *zstd.Encoder // the spool's, made at the first spool file
 }
 

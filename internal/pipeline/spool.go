@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -30,12 +29,15 @@ var spoolEncoderOptions = []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedFastest
 
 // spool writes member m, read from r, into a new spool file and records it.
 func (f *feed) spool(m archive.Member, r io.Reader) error {
-	f.n++
-	p := filepath.Join(f.dir, fmt.Sprintf("%s-%d.zst", f.name, f.n))
-	out, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	// Named by the build, never by the source: a source's name has no
+	// length limit, and a file's name has one (255 bytes on ext4, 143 on
+	// eCryptfs). CreateTemp makes it 0600, O_EXCL, beside the other
+	// feeds' spool files.
+	out, err := os.CreateTemp(f.dir, "spool-*.zst")
 	if err != nil {
 		return err
 	}
+	p := out.Name()
 	if f.enc == nil {
 		if f.enc, err = zstd.NewWriter(nil, spoolEncoderOptions...); err != nil {
 			out.Close()

@@ -250,3 +250,47 @@ func TestOverridesReadSpooledMember(t *testing.T) {
 	}
 	t.Fatalf("no multi-extra package among %d built", len(built))
 }
+
+// A spooled member's file is named by the build, not by its source: a
+// source name as long as a recipe may write (it has no limit) gave a spool
+// file name longer than a file system takes (255 bytes on ext4 and tmpfs,
+// 143 on eCryptfs), and the build failed with "file name too long" where
+// the same recipe built in a folder whose names may be longer. The package
+// is the same bytes as with a short name.
+func TestSpoolLongSourceName(t *testing.T) {
+	root, mirror := project(t)
+	multiRecipe(t, root, mirror, tarGz(t, "a", "b"), "multi: a>/usr/bin/a a>/usr/bin/a2 b>/usr/bin/b")
+	short, spooled := buildMulti(t, root, mirror, false)
+	if !slices.Equal(spooled, []string{"a"}) {
+		t.Fatalf("spooled %q, want [a]", spooled)
+	}
+	rp := filepath.Join(root, "recipes", "multi.yaml")
+	text, err := os.ReadFile(rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("s", 250)
+	renamed := strings.Replace(string(text), "  - name: multi\n    url:", "  - name: "+long+"\n    url:", 1)
+	renamed = strings.ReplaceAll(renamed, "{source: multi,", "{source: "+long+",")
+	if strings.Count(renamed, long) != 4 {
+		t.Fatalf("the source is not renamed everywhere in:\n%s", renamed)
+	}
+	if err := os.WriteFile(rp, []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "multi"), options(t, mirror, out)); err != nil {
+		t.Fatal(err)
+	}
+	built := debs(t, out)
+	if len(built) != 1 || len(short) != 1 {
+		t.Fatalf("built %q and %d packages, want one each", built, len(short))
+	}
+	b, err := os.ReadFile(built[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, short[filepath.Base(built[0])]) {
+		t.Errorf("%s differs with the source's name", filepath.Base(built[0]))
+	}
+}
