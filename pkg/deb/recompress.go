@@ -49,7 +49,7 @@ func Recompress(ctx context.Context, dst, src string, c Compression) error {
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".member-*")
+	tmp, err := os.CreateTemp(dir, tempPattern(base, "member"))
 	if err != nil {
 		return err
 	}

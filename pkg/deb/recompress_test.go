@@ -141,3 +141,36 @@ func arMembers(t *testing.T, path string) []arMember {
 	}
 	return members
 }
+
+// A package whose file name is as long as CheckFileNameLength allows (255
+// bytes, the file systems' limit) is written and recompressed under that
+// name: the temporary files beside it are named from its first 128 bytes,
+// as atomicfile's are. ".NAME.data-" and a random number went past the
+// limit from a name of 239 bytes on, and failed with "file name too long"
+// (up to 247 bytes only for some random numbers: the same package was
+// written or not by chance).
+func TestWriteLongestFileName(t *testing.T) {
+	p := samplePackage()
+	p.Control.Version, p.Control.Architecture = "1.0-1", "amd64"
+	name := strings.Repeat("n", 255-len("_1.0-1_amd64.deb"))
+	p.Control.Package = name
+	p.Entries = slices.DeleteFunc(p.Entries, func(e Entry) bool { return strings.HasPrefix(e.Path, "/usr/share/doc/") })
+	base := name + "_1.0-1_amd64.deb"
+	if len(base) != 255 || CheckFileNameLength(name, "1.0-1", "amd64") != nil {
+		t.Fatalf("%d bytes: not the longest name allowed", len(base))
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, base)
+	for range 3 { // the temporary names are random: three tries
+		if _, err := Write(context.Background(), path, p); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+	}
+	other := filepath.Join(t.TempDir(), base)
+	if err := Recompress(context.Background(), other, path, CompressionGzip); err != nil {
+		t.Fatalf("Recompress: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left beside the package: %v", entries)
+	}
+}

@@ -15,7 +15,19 @@ import (
 
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/ctxio"
+	"github.com/updeb/updeb/pkg/utf8cut"
 )
+
+// tempPattern is os.CreateTemp's pattern for a temporary file beside the
+// package named base: ".BASE.WHAT-*", BASE cut to its first 128 bytes as
+// atomicfile's temporary names are, so that the name stays under the file
+// systems' 255 bytes for every package name CheckFileNameLength allows
+// (whole, it went over from a name of 239 bytes, and the write failed with
+// "file name too long": up to 247 bytes only when the random part drew ten
+// digits, about three times in four).
+func tempPattern(base, what string) string {
+	return "." + utf8cut.Prefix(base, 128) + "." + what + "-*"
+}
 
 // Write validates p and writes it as a .deb to path: into a temporary file in
 // the same directory, fsynced and renamed, so that path is either the complete
@@ -31,7 +43,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 	if dir == "" {
 		dir = "."
 	}
-	dataTmp, err := os.CreateTemp(dir, "."+base+".data-*")
+	dataTmp, err := os.CreateTemp(dir, tempPattern(base, "data"))
 	if err != nil {
 		return nil, err
 	}
