@@ -28,7 +28,7 @@ import (
 )
 
 // ProvenanceSuffix is appended to a .deb's name for its provenance record.
-const ProvenanceSuffix = ".intoto.json"
+const ProvenanceSuffix = recipe.ProvenanceSuffix
 
 // writeProvenance writes the provenance record of one package: its sources
 // with what vouched for them, the recipe, the recipe-folder files and the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/updeb/updeb/internal/cache"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/digest"
@@ -292,5 +293,32 @@ func TestSpoolLongSourceName(t *testing.T) {
 	}
 	if !bytes.Equal(b, short[filepath.Base(built[0])]) {
 		t.Errorf("%s differs with the source's name", filepath.Base(built[0]))
+	}
+}
+
+// The longest package name a recipe may have builds: the package and its
+// provenance record, whose file name is 12 bytes longer, both fit in a file
+// name. Lint passed names up to the package's own limit (255 bytes), and
+// every build of the longest of them failed on the record's.
+func TestLongestPackageNameBuilds(t *testing.T) {
+	root, mirror := project(t)
+	data := tarGz(t, "a")
+	longest := 0
+	for n := 255; n > 0 && longest == 0; n-- {
+		multiRecipe(t, root, mirror, data, strings.Repeat("m", n)+": a>/usr/bin/a")
+		if _, err := recipe.Load(filepath.Join(root, "recipes", "multi.yaml"), recipe.LoadOptions{}); err == nil {
+			longest = n
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "multi"), options(t, mirror, out)); err != nil {
+		t.Fatalf("the longest name lint takes, %d bytes: %v", longest, err)
+	}
+	built := debs(t, out)
+	if len(built) != 1 {
+		t.Fatalf("built %q", built)
+	}
+	if _, err := os.Stat(built[0] + ProvenanceSuffix); err != nil {
+		t.Error(err)
 	}
 }

@@ -29,6 +29,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// ProvenanceSuffix is appended to a package's file name for the provenance
+// record the build writes beside it (NAME_VERSION_ARCH.deb.intoto.json).
+const ProvenanceSuffix = ".intoto.json"
+
 // ResolveOptions are the site settings resolving a recipe depends on (from the config).
 type ResolveOptions struct {
 	LocalSuffix       string // appended to the Debian version, e.g. "~wmf1": 3.18.4-1~wmf1
@@ -872,6 +876,10 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 	pp.OutputFile = fmt.Sprintf("%s_%s_%s.deb", pp.Name, dv.WithoutEpoch(), pp.Architecture)
 	if err := deb.CheckFileNameLength(pp.Name, pp.Version, pp.Architecture); err != nil && deb.ValidPackageName(pp.Name) {
 		pl.fs.at(valueOf(n, "name"), "package name: %v: shorten the name", err)
+	} else if size := len(pp.OutputFile) + len(ProvenanceSuffix); size > deb.MaxFileName && deb.ValidPackageName(pp.Name) {
+		// The build writes the record beside the package, under a name
+		// 12 bytes longer: the package's own name fitting is not enough.
+		pl.fs.at(valueOf(n, "name"), "package name: the provenance record the build writes beside the package, %s, is a file name of %d bytes, more than the %d a file system takes: shorten the name", pp.OutputFile+ProvenanceSuffix, size, deb.MaxFileName)
 	}
 	pl.pp = pp
 	generated := []string{docDir(pp.Name) + "copyright", docDir(pp.Name) + changelogName(pp), OverridesPath(pp.Name)}

@@ -34,10 +34,10 @@ var singleLineFields = []string{"Package", "Version", "Architecture", "Maintaine
 // the package when more follows; another word it keeps as it is.
 var dpkgPriorities = []string{"required", "important", "standard", "optional", "extra"}
 
-// maxFileName is the longest file name Linux file systems take: the
+// MaxFileName is the longest file name Linux file systems take: the
 // repository stores name_version_arch.deb in a folder named after the
 // source package.
-const maxFileName = 255
+const MaxFileName = 255
 
 // shorten keeps messages about huge values readable.
 func shorten(s string) string { return utf8cut.Shorten(s, 80, 60) }
@@ -83,7 +83,7 @@ func checkControl(p control.Paragraph) []error {
 	addErr("Package", CheckFileNameLength(p.Value("Package"), p.Value("Version"), p.Value("Architecture")))
 	if v, ok := p.Get("Source"); ok {
 		src, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
-		if !ValidPackageName(src) || len(src) > maxFileName {
+		if !ValidPackageName(src) || len(src) > MaxFileName {
 			add("Source", "%q is not a source package name", shorten(v))
 		} else if rest = strings.TrimSpace(rest); rest != "" && (rest[0] != '(' || rest[len(rest)-1] != ')' || checkVersionSyntax(strings.TrimSpace(rest[1:len(rest)-1])) != nil) {
 			add("Source", "%q: expected \"name\" or \"name (version)\"", shorten(v))
@@ -129,8 +129,8 @@ func checkControl(p control.Paragraph) []error {
 // file name may be: the epoch is counted too, to stay simple. Write and
 // Inspect refuse such a package, and the recipe loader such a recipe.
 func CheckFileNameLength(name, version, arch string) error {
-	if len(name)+len(version)+len(arch)+len("__.deb") > maxFileName {
-		return fmt.Errorf("%q, version %q and architecture %q make a file name longer than %d bytes", shorten(name), shorten(version), shorten(arch), maxFileName)
+	if len(name)+len(version)+len(arch)+len("__.deb") > MaxFileName {
+		return fmt.Errorf("%q, version %q and architecture %q make a file name longer than %d bytes", shorten(name), shorten(version), shorten(arch), MaxFileName)
 	}
 	return nil
 }
