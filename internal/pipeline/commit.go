@@ -70,7 +70,7 @@ type journalState struct {
 }
 
 func journalPath(out, recipe string) string {
-	return filepath.Join(out, StateDir, journalPrefix+recipe+".json")
+	return filepath.Join(out, StateDir, stateFileName(journalPrefix+recipe, ".json"))
 }
 
 // commit moves the staged outputs of one recipe into the output folder as a

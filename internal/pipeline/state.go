@@ -31,7 +31,21 @@ type state struct {
 }
 
 func statePath(out string, plan *recipe.Resolved) string {
-	return filepath.Join(out, StateDir, plan.Recipe+"_"+plan.Arch+".json")
+	return filepath.Join(out, StateDir, stateFileName(plan.Recipe+"_"+plan.Arch, ".json"))
+}
+
+// stateFileName is base+suffix, the name of a file StateDir keeps for a
+// recipe. A recipe's name has no length limit and a file's has: a name
+// that would be longer keeps the first bytes of base and a digest of the
+// whole (recipe names are ASCII), so that the recipe builds and each
+// name has its own file.
+func stateFileName(base, suffix string) string {
+	if len(base)+len(suffix) <= deb.MaxFileName {
+		return base + suffix
+	}
+	sum := sha256.Sum256([]byte(base))
+	id := hex.EncodeToString(sum[:16])
+	return base[:deb.MaxFileName-len(suffix)-len(id)-1] + "-" + id + suffix
 }
 
 // inputKey digests everything a build's output depends on: the rendered plan

@@ -322,3 +322,43 @@ func TestLongestPackageNameBuilds(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A recipe's name has no length limit, but the build names its state
+// record (NAME_ARCH.json) and commit journal (commit-NAME.json) after it: a
+// name near 255 bytes passed lint, built every package and failed to move
+// them into the output folder ("file name too long"). Such a name's files
+// keep its first bytes and a digest of the whole: the recipe builds, and
+// the next run finds it up to date.
+func TestLongRecipeNameBuilds(t *testing.T) {
+	root, mirror := project(t)
+	multiRecipe(t, root, mirror, tarGz(t, "a"), "multi: a>/usr/bin/a")
+	rp := filepath.Join(root, "recipes", "multi.yaml")
+	text, err := os.ReadFile(rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("r", 250)
+	if !strings.HasPrefix(string(text), "name: multi\n") {
+		t.Fatalf("the recipe starts otherwise:\n%s", text)
+	}
+	if err := os.WriteFile(rp, []byte("name: "+long+strings.TrimPrefix(string(text), "name: multi")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	opts := options(t, mirror, out)
+	for i, wantSkipped := range []bool{false, true} {
+		res, err := Run(context.Background(), jobs(t, root, "amd64", "multi"), opts)
+		if err != nil {
+			t.Fatalf("build %d: %v", i+1, err)
+		}
+		if len(res) != 1 || res[0].Skipped != wantSkipped {
+			t.Errorf("build %d: %+v, want skipped %v", i+1, res, wantSkipped)
+		}
+	}
+	if built := debs(t, out); len(built) != 1 {
+		t.Errorf("built %q", built)
+	}
+	if PendingCommit(out) {
+		t.Error("a commit journal is left")
+	}
+}
