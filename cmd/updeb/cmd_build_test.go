@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestBuildXZMode: build.xz-mode best writes other (smaller) data.tar.xz
@@ -154,18 +156,7 @@ func TestBuildIgnoresSourceDateEpoch(t *testing.T) {
 		out = filepath.Join(t.TempDir(), "out")
 		return runCLI(t, append(append(global, args...), "--out", out, "build", "--arch", "amd64", "hello", "pingd")...)
 	}
-	debs := func() map[string]string {
-		got := map[string]string{}
-		paths, _ := filepath.Glob(filepath.Join(out, "*.deb*"))
-		for _, p := range paths {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got[filepath.Base(p)] = string(b)
-		}
-		return got
-	}
+	debs := func() map[string]string { return builtFiles(t, out) }
 	const warning = "SOURCE_DATE_EPOCH=1700000000 in the environment is ignored: each recipe's release-date: dates its packages"
 	code, stdout, stderr := build()
 	if code != 0 || strings.Contains(stderr, "SOURCE_DATE_EPOCH") {
@@ -181,4 +172,58 @@ func TestBuildIgnoresSourceDateEpoch(t *testing.T) {
 		t.Errorf("build with SOURCE_DATE_EPOCH wrote other packages or records than without it: %d files, %d before", len(got), len(want))
 	}
 	warnsThroughLogger(t, build, warning)
+}
+
+// The demo project builds to the same bytes in a folder whose name holds
+// the characters a URL reserves ("#", "?", "%"): the config's relative
+// mirror folder (to: mirror/...) was made a file:// URL with the path as
+// it is, and "#" or "?" cut it short (the mirror refused, the build
+// failed) and "%41" was read as "A", another folder.
+func TestBuildInFolderWithURLCharacters(t *testing.T) {
+	var want map[string]string
+	for _, name := range []string{"plain", "C# 100%41?"} {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Run(t, "cp", "-a", filepath.Join("..", "..", "testdata", "demo"), filepath.Join(dir, "demo"))
+		cfg := filepath.Join(dir, "demo", "updeb.yaml")
+		if err := os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: https://releases.example.org/, to: mirror/releases.example.org/}\nsigstore: {trusted-root: sigstore/trusted_root.json}\nbuild:\n  maintainer: t <t@example.org>\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out")
+		code, stdout, stderr := runCLI(t, "--config", cfg, "--recipes", filepath.Join(dir, "demo", "recipes"), "--cache", filepath.Join(dir, "cache"), "-q",
+			"--out", out, "build", "--arch", "amd64", "hello")
+		if code != 0 {
+			t.Fatalf("build in %q: exit %d\n%s%s", name, code, stdout, stderr)
+		}
+		got := builtFiles(t, out)
+		if want == nil {
+			want = got
+		} else if len(got) != 2 || !maps.Equal(got, want) {
+			t.Errorf("the build in %q wrote %d files, not the bytes of the build in another folder", name, len(got))
+		}
+	}
+}
+
+// builtFiles returns the packages and records in the output folder out, by
+// name: their bytes.
+func builtFiles(t *testing.T, out string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.Contains(e.Name(), ".deb") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[e.Name()] = string(b)
+	}
+	return got
 }

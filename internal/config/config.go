@@ -918,7 +918,9 @@ func (p *parser) mirror(n *yaml.Node, prefixes map[string]int) Mirror {
 			return m
 		}
 		if abs, err := filepath.Abs(folder); err == nil {
-			m.To = "file://" + filepath.ToSlash(filepath.Clean(abs)) + "/"
+			// Escaped: a folder's name may hold "#", "?" or "%", which a
+			// URL reserves (fetch takes the folder back from its Path).
+			m.To = (&url.URL{Scheme: "file", Path: strings.TrimSuffix(filepath.ToSlash(filepath.Clean(abs)), "/") + "/"}).String()
 			return m
 		}
 	}
