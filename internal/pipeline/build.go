@@ -34,6 +34,7 @@ import (
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/archive"
+	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/lockfile"
 )
@@ -127,6 +128,12 @@ func (o *Options) validate() error {
 // the failures.
 func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
 	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	// The output folder is 0755 whatever the umask, as the packages in it
+	// are 0644: a web server or a publish run as another user reads them
+	// there. The state folder is the build's own.
+	if err := atomicfile.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(opts.OutDir, StateDir), 0o755); err != nil {

@@ -581,3 +581,23 @@ func TestSigstoreRefusedBuildsNothing(t *testing.T) {
 		t.Fatalf("without a verifier: %v", err)
 	}
 }
+
+// The output folder a build makes is 0755 whatever the umask, as its
+// packages and records are 0644: a web server or publish run as another
+// user reads them there. Under umask 077 it was 0700, and the world-readable
+// packages in it could be read by nobody else.
+func TestOutputReadableWhateverTheUmask(t *testing.T) {
+	root, mirror := project(t)
+	out := filepath.Join(t.TempDir(), "www", "debs")
+	opts := options(t, mirror, out)
+	old := syscall.Umask(0o077)
+	_, err := Run(context.Background(), jobs(t, root, "amd64", "hello"), opts)
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(debs(t, out)) != 1 {
+		t.Fatalf("built %q", debs(t, out))
+	}
+	testenv.WorldReadable(t, filepath.Dir(out), StateDir, "lock")
+}
