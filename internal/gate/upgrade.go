@@ -266,6 +266,7 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 				fmt.Sprintf("alternative %s (%s -> %s) is gone from the recipe: update-alternatives keeps it on upgraded systems, and %s dangles once %s is gone; to remove it, add to a postinst fragment of the recipe: if [ \"$1\" = configure ]; then update-alternatives --remove %s %s; fi",
 					a.Name, a.Link, a.Path, a.Link, a.Path, a.Name, a.Path)})
 		}
+		movedTo := conffileMoves(o, now[o.Name])
 		for _, c := range o.Conffiles {
 			if conffiles[c] {
 				continue
@@ -285,7 +286,7 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 				// then fails to move the directory (checked with dpkg).
 				msg = fmt.Sprintf("conffile %s is a directory now: on upgraded systems dpkg replaces the file by it without a word, an admin's edits included (no .dpkg-old is kept); to keep them as %s.dpkg-bak, add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper rm_conffile %s %s -- \"$@\" (not mv_conffile, which leaves an edited file to dpkg and then fails)",
 					c, c, o.Name, c, np.DebianVersion+"~")
-			} else if to := movedConffile(o, now[o.Name], c); to != "" {
+			} else if to := movedTo(c); to != "" {
 				msg += fmt.Sprintf("; if it is %s now, write instead: dpkg-maintscript-helper mv_conffile %s %s %s -- \"$@\" (it carries an admin's edits over to %s; rm_conffile keeps them only as %s.dpkg-bak, and the new conffile starts from the package's content)",
 					to, c, to, np.DebianVersion+"~", to, c)
 			}
@@ -296,26 +297,33 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 	return out
 }
 
-// movedConffile is where conffile c of package o (the base's) may have
-// moved in n (the same package now): its one conffile that o did not ship,
-// or among several, the one of c's name; "" when there is none.
-func movedConffile(o, n *recipe.ResolvedPackage, c string) string {
+// conffileMoves returns where a conffile c of package o (the base's) may
+// have moved in n (the same package now): its one conffile that o did not
+// ship, or among several, the first of c's name; "" when there is none.
+// What o shipped and n's new conffiles are looked up once for all of o's
+// conffiles: searched for each gone conffile, a folder of them moved
+// (/etc/x to /etc/y) made verify --base's time grow with their cube.
+func conffileMoves(o, n *recipe.ResolvedPackage) func(c string) string {
+	had := map[string]bool{}
+	for _, p := range o.InstalledPaths() {
+		had[p] = true
+	}
 	var added []string
-	had := o.InstalledPaths()
+	byName := map[string]string{}
 	for _, x := range n.Conffiles {
-		if !slices.Contains(had, x) {
+		if !had[x] {
 			added = append(added, x)
+			if _, ok := byName[path.Base(x)]; !ok {
+				byName[path.Base(x)] = x
+			}
 		}
 	}
-	if len(added) == 1 {
-		return added[0]
-	}
-	for _, x := range added {
-		if path.Base(x) == path.Base(c) {
-			return x
+	return func(c string) string {
+		if len(added) == 1 {
+			return added[0]
 		}
+		return byName[path.Base(c)]
 	}
-	return ""
 }
 
 // plainToConffile lists the files of package o (the base's) that n (the
@@ -326,9 +334,16 @@ func movedConffile(o, n *recipe.ResolvedPackage, c string) string {
 // beside it as .dpkg-dist. A preinst that removes the file where it is as
 // the old version shipped it lets the new conffile in (checked with dpkg).
 func plainToConffile(o, n *recipe.ResolvedPackage, version string) []privilegeChange {
+	was := map[string]bool{} // o's files, true for its conffiles
+	for _, f := range o.Files {
+		was[f.Dest] = false
+	}
+	for _, c := range o.Conffiles {
+		was[c] = true
+	}
 	var out []privilegeChange
 	for _, c := range n.Conffiles {
-		if slices.Contains(o.Conffiles, c) || !slices.ContainsFunc(o.Files, func(f recipe.ResolvedFile) bool { return f.Dest == c }) {
+		if conffile, ok := was[c]; conffile || !ok {
 			continue
 		}
 		out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindNowConffile, Subject: c, Old: []string{"file"}, New: []string{"conffile"}},
