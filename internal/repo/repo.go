@@ -86,7 +86,7 @@ type Options struct {
 	// "live" (a suite's live generation number read, not the generation),
 	// "read" (a suite's live generation read, not its packages),
 	// "verify" (Verify read the generation it checks), "pool" (Verify about
-	// to check a pool file), "suites" (Suites read every suite). Tests use it
+	// to read a pool file), "suites" (Suites read every suite). Tests use it
 	// to kill a write at a known point, or to write in the middle of a read.
 	Hook func(step string)
 }

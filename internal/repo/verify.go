@@ -77,6 +77,7 @@ func (r *Repo) Verify(ctx context.Context, suite string, kr *vopenpgp.Keyring, n
 		return nil, err
 	}
 	var out []SuiteCheck
+	read := &poolReads{sums: map[string]*fileSums{}}
 	for _, s := range suites {
 		n, err := r.liveGeneration(s)
 		if err != nil {
@@ -85,7 +86,7 @@ func (r *Repo) Verify(ctx context.Context, suite string, kr *vopenpgp.Keyring, n
 		if n == 0 {
 			return nil, fmt.Errorf("%w: no suite %s in %s", ErrNotFound, s, r.root)
 		}
-		c, err := r.verifyLive(ctx, s, n, kr, now)
+		c, err := r.verifyLive(ctx, s, n, kr, now, read)
 		if err != nil {
 			return nil, err
 		}
@@ -104,10 +105,10 @@ const switchRetries = 3
 // by-hash files it kept), which would be findings about a state no client
 // gets: when there are findings and the suite was switched, the new live
 // generation is checked instead.
-func (r *Repo) verifyLive(ctx context.Context, suite string, n int, kr *vopenpgp.Keyring, now time.Time) (SuiteCheck, error) {
+func (r *Repo) verifyLive(ctx context.Context, suite string, n int, kr *vopenpgp.Keyring, now time.Time, read *poolReads) (SuiteCheck, error) {
 	for try := 0; ; try++ {
 		c := SuiteCheck{Suite: suite, Generation: n, Findings: []Finding{}}
-		if err := r.verifySuite(ctx, &c, kr, now); err != nil {
+		if err := r.verifySuite(ctx, &c, kr, now, read); err != nil {
 			return c, err
 		}
 		if len(c.Findings) == 0 || try == switchRetries {
@@ -122,7 +123,7 @@ func (r *Repo) verifyLive(ctx context.Context, suite string, n int, kr *vopenpgp
 }
 
 // verifySuite fills c for the live generation c.Generation of c.Suite.
-func (r *Repo) verifySuite(ctx context.Context, c *SuiteCheck, kr *vopenpgp.Keyring, now time.Time) error {
+func (r *Repo) verifySuite(ctx context.Context, c *SuiteCheck, kr *vopenpgp.Keyring, now time.Time, read *poolReads) error {
 	dir := r.genDir(c.Suite, c.Generation)
 	found := func(name, format string, args ...any) {
 		rel, err := filepath.Rel(r.root, name)
@@ -184,7 +185,7 @@ func (r *Repo) verifySuite(ctx context.Context, c *SuiteCheck, kr *vopenpgp.Keyr
 	if err := r.verifyIndexes(ctx, c, g, suiteDir, found); err != nil {
 		return err
 	}
-	return r.verifyPool(ctx, c, g, found)
+	return r.verifyPool(ctx, c, g, found, read)
 }
 
 // listing is what a Release lists of one file: its size and a digest per
@@ -381,9 +382,33 @@ type poolFile struct {
 	index string            // the first index that names it
 }
 
+// poolReads are the size and digests of each pool file a Verify read, by
+// its path: suites that list the same pool files (a staging suite and
+// those promoted from it) had each file read and hashed again for each,
+// and verify of 30 suites sharing a pool read it 30 times. A file whose
+// bytes read differ from what a suite lists is read again for it, so that
+// each finding comes from the file as it is.
+type poolReads struct {
+	mu   sync.Mutex
+	sums map[string]*fileSums
+}
+
+func (p *poolReads) get(rel string) *fileSums {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sums[rel]
+}
+
+func (p *poolReads) put(rel string, got *fileSums) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sums[rel] = got
+}
+
 // verifyPool checks every pool file g's Packages indexes name, each once,
-// several at a time.
-func (r *Repo) verifyPool(ctx context.Context, c *SuiteCheck, g *generation, found func(string, string, ...any)) error {
+// several at a time; one that read has already read with the bytes listed
+// is not read again.
+func (r *Repo) verifyPool(ctx context.Context, c *SuiteCheck, g *generation, found func(string, string, ...any), read *poolReads) error {
 	files := map[string]*poolFile{}
 	type listed struct {
 		comp string
@@ -441,12 +466,21 @@ func (r *Repo) verifyPool(ctx context.Context, c *SuiteCheck, g *generation, fou
 		if ectx.Err() != nil {
 			break
 		}
+		if got := read.get(n); got != nil && files[n].mismatch(got) == "" {
+			mu.Lock()
+			c.PoolBytes += got.size
+			mu.Unlock()
+			continue
+		}
 		r.hook("pool")
 		eg.Go(func() error {
-			size, msg, err := r.checkPoolFile(ectx, n, files[n])
-			mu.Lock()
-			c.PoolBytes += size
-			mu.Unlock()
+			got, msg, err := r.checkPoolFile(ectx, n, files[n])
+			if got != nil {
+				read.put(n, got)
+				mu.Lock()
+				c.PoolBytes += got.size
+				mu.Unlock()
+			}
 			msgs[i] = msg
 			return err
 		})
@@ -463,31 +497,37 @@ func (r *Repo) verifyPool(ctx context.Context, c *SuiteCheck, g *generation, fou
 }
 
 // checkPoolFile reads the pool file at rel and compares it with want. It
-// returns the bytes read and a finding's text ("" when it matches); the
-// error is an interrupt.
-func (r *Repo) checkPoolFile(ctx context.Context, rel string, want *poolFile) (int64, string, error) {
+// returns the size and digests of what it read (nil when it read none to
+// its end) and a finding's text ("" when it matches); the error is an
+// interrupt.
+func (r *Repo) checkPoolFile(ctx context.Context, rel string, want *poolFile) (*fileSums, string, error) {
 	f, fi, err := confined.Open(r.root, rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, fmt.Sprintf("missing: %s lists it, and apt fails to fetch it (404); publish the same .deb again to restore it, or roll the suite back", want.index), nil
+		return nil, fmt.Sprintf("missing: %s lists it, and apt fails to fetch it (404); publish the same .deb again to restore it, or roll the suite back", want.index), nil
 	}
 	if err != nil {
-		return 0, err.Error(), nil
+		return nil, err.Error(), nil
 	}
 	defer f.Close()
 	got, err := hashStream(ctx, f, fi.Size())
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, "", ctx.Err()
+			return nil, "", ctx.Err()
 		}
-		return 0, err.Error(), nil
+		return nil, err.Error(), nil
 	}
+	return got, want.mismatch(got), nil
+}
+
+// mismatch says how got differs from want, "" when it does not.
+func (want *poolFile) mismatch(got *fileSums) string {
 	if got.size != want.size {
-		return got.size, fmt.Sprintf("%d bytes, %s lists %d: apt refuses it (File has unexpected size); publish the same .deb again to restore it, or roll the suite back", got.size, want.index, want.size), nil
+		return fmt.Sprintf("%d bytes, %s lists %d: apt refuses it (File has unexpected size); publish the same .deb again to restore it, or roll the suite back", got.size, want.index, want.size)
 	}
 	for _, field := range []string{"SHA512", "SHA256", "MD5sum"} {
 		if w := want.sums[field]; w != "" && got.sums[field] != w {
-			return got.size, fmt.Sprintf("%s %s, %s lists %s: changed after it was published, and apt refuses it (Hash Sum mismatch); publish the same .deb again to restore it, or roll the suite back", field, got.sums[field], want.index, w), nil
+			return fmt.Sprintf("%s %s, %s lists %s: changed after it was published, and apt refuses it (Hash Sum mismatch); publish the same .deb again to restore it, or roll the suite back", field, got.sums[field], want.index, w)
 		}
 	}
-	return got.size, "", nil
+	return ""
 }

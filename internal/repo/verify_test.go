@@ -470,3 +470,64 @@ func TestVerifyStopsOpeningPoolFiles(t *testing.T) {
 		t.Errorf("%d pool files checked after the interrupt came at the first, want none", started-1)
 	}
 }
+
+// TestVerifySharedPoolReadOnce: suites that list the same pool files (a
+// staging suite and the ones promoted from it) had each file read and
+// hashed once per suite, and verify of 30 suites sharing a pool read it 30
+// times. Each is read once now; a file whose bytes differ from what a later
+// suite lists is read again, so that its finding comes from its bytes.
+func TestVerifySharedPoolReadOnce(t *testing.T) {
+	const suites, n = 5, 4
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	var pkgs []Package
+	for i := range n {
+		pkgs = append(pkgs, pkgOf(t, testDeb(t, dir, fmt.Sprintf("p%d", i), "1", "amd64", "x")))
+	}
+	w := testRepo(t, root)
+	ctx := context.Background()
+	_, err := w.Publish(ctx, "s0", "main", pkgs)
+	must(t, err)
+	for i := 1; i < suites; i++ {
+		_, err := w.Promote(ctx, Place{Suite: "s0"}, Place{Suite: fmt.Sprintf("s%d", i)}, nil)
+		must(t, err)
+	}
+	reads := 0
+	r := Open(root, Options{Signer: testSigner(t), Now: testClock(), Logger: slog.New(slog.DiscardHandler), Hook: func(step string) {
+		if step == "pool" {
+			reads++
+		}
+	}})
+	checks, err := r.Verify(ctx, "", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	if len(checks) != suites {
+		t.Fatalf("%d suites checked", len(checks))
+	}
+	for _, c := range checks {
+		if len(c.Findings) != 0 || c.PoolFiles != n || c.PoolBytes != checks[0].PoolBytes || c.PoolBytes == 0 {
+			t.Errorf("%s: %d pool files, %d bytes, findings %v", c.Suite, c.PoolFiles, c.PoolBytes, c.Findings)
+		}
+	}
+	if reads != n {
+		t.Errorf("%d pool files read for %d suites listing the same %d", reads, suites, n)
+	}
+	// A damaged pool file is found in each suite that lists it, each time
+	// from its bytes: read again for each suite after the first.
+	debs, err := filepath.Glob(filepath.Join(root, "pool", "main", "p", "p0", "*.deb"))
+	must(t, err)
+	if len(debs) != 1 {
+		t.Fatalf("pool files of p0: %q", debs)
+	}
+	must(t, os.WriteFile(debs[0], []byte("damaged"), 0o644))
+	reads = 0
+	checks, err = r.Verify(ctx, "", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	for _, c := range checks {
+		if len(c.Findings) != 1 || !strings.Contains(c.Findings[0].Problem, "apt refuses it (File has unexpected size)") {
+			t.Errorf("%s: findings %v", c.Suite, c.Findings)
+		}
+	}
+	if reads != n+suites-1 {
+		t.Errorf("%d pool files read for %d suites listing the same %d, one damaged", reads, suites, n)
+	}
+}
