@@ -82,8 +82,9 @@ flag that changes it); nothing given keeps them. A change apt clients refuse (Or
 			// One generation per suite, with every component of it: atomic.
 			groups := map[string]map[string][]repo.Package{}
 			var order []string
+			pending := pendingCommits()
 			for _, path := range args {
-				if dir := filepath.Dir(path); pipeline.PendingCommit(dir) {
+				if dir := filepath.Dir(path); pending(dir) {
 					return invalidInput(fmt.Errorf("%s: the build that wrote %s was killed while it moved a recipe's packages in; some may be missing", path, dir),
 						"run 'updeb build' with the same output folder (it finishes the move), then publish again")
 				}
@@ -153,4 +154,21 @@ func printPublished(out io.Writer, res *repo.PublishResult, summary []string) er
 	}
 	_, err := fmt.Fprintln(out, strings.Join(summary, "\n"))
 	return err
+}
+
+// pendingCommits returns pipeline.PendingCommit, each folder looked at once:
+// publish out/*.deb looked for a killed build's journal once for each
+// package, listing the output folder's state folder (a record for each
+// recipe and architecture) each time, and the time grew with the packages
+// times the recipes.
+func pendingCommits() func(dir string) bool {
+	seen := map[string]bool{}
+	return func(dir string) bool {
+		pending, ok := seen[dir]
+		if !ok {
+			pending = pipeline.PendingCommit(dir)
+			seen[dir] = pending
+		}
+		return pending
+	}
 }

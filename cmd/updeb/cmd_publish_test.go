@@ -20,6 +20,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/dsse"
@@ -512,5 +513,35 @@ func TestPublishRecordOfOtherBytes(t *testing.T) {
 	record(filepath.Base(deb), strings.ToUpper(sum))
 	if out, _ := runCLIExit(t, 0, append(append([]string{"publish"}, flags...), deb)...); !strings.Contains(out, "suite old component main") {
 		t.Errorf("publish with the package's own record:\n%s", out)
+	}
+}
+
+// TestPendingCommitsListOnce: publish out/*.deb looked for a killed
+// build's commit journal once for each package, listing the output
+// folder's state folder (a record for each recipe and architecture) each
+// time: 1,000 packages of an output folder of 2,000 records allocated for
+// 2,000,000 names. The folder is listed once now, and a journal there is
+// still found.
+func TestPendingCommitsListOnce(t *testing.T) {
+	out := t.TempDir()
+	files := map[string]string{}
+	for i := range 2000 {
+		files[fmt.Sprintf("%s/r%d-amd64.json", pipeline.StateDir, i)] = "{}"
+	}
+	testenv.WriteFiles(t, out, files)
+	allocs := testing.AllocsPerRun(1, func() {
+		pending := pendingCommits()
+		for range 1000 {
+			if pending(out) {
+				t.Fatal("a commit pending in a folder of state records only")
+			}
+		}
+	})
+	if allocs > 20000 {
+		t.Errorf("1,000 packages of one output folder of 2,000 state records: %.0f allocations", allocs)
+	}
+	testenv.WriteFiles(t, out, map[string]string{pipeline.StateDir + "/commit-x.json": "{}"})
+	if !pendingCommits()(out) {
+		t.Error("a commit journal in the state folder not found")
 	}
 }
