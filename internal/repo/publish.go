@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/pkg/archive"
+	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
@@ -233,10 +234,8 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old, e.key())
 			}
 			res.Unchanged = append(res.Unchanged, old)
-			if old.Filename == e.Filename {
-				if err := r.restorePoolFile(ctx, s, old, res); err != nil {
-					return nil, cleanup, err
-				}
+			if err := r.restorePoolFile(ctx, s, old, res); err != nil {
+				return nil, cleanup, err
 			}
 			continue
 		}
@@ -279,23 +278,31 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 // same SHA256) in its pool file when that is missing or holds other bytes:
 // damaged outside updeb, it made apt fail with a Hash Sum mismatch, and
 // publishing the same .deb again is how an operator repairs it ('updeb repo
-// verify' says so). The file is replaced in one rename, under the lock.
+// verify' says so). The file is replaced in one rename, under the lock. It
+// is the pool file the suite lists, which is not s's own pool path for an
+// entry promoted into another component (it lists its source's pool file,
+// pool/main/... for component extra): restoring s.final instead left the
+// listed file damaged, the package taken as unchanged.
 func (r *Repo) restorePoolFile(ctx context.Context, s *stagedFile, old Entry, res *PublishResult) error {
 	have, err := existingDigest(ctx, r.root, old.Filename)
 	if err != nil || have == old.SHA256 {
 		return err
 	}
-	if err := os.Rename(s.tmp, s.final); err != nil {
+	listed := filepath.Join(r.root, filepath.FromSlash(old.Filename))
+	if err := atomicfile.MkdirAll(filepath.Dir(listed), 0o755); err != nil {
 		return err
 	}
-	if err := syncDirs(map[string]bool{filepath.Dir(s.final): true}); err != nil {
+	if err := os.Rename(s.tmp, listed); err != nil {
+		return err
+	}
+	if err := syncDirs(map[string]bool{filepath.Dir(listed): true}); err != nil {
 		return err
 	}
 	was := "missing"
 	if have != "" {
 		was = "sha256 " + have
 	}
-	r.opts.Logger.Warn("restored a damaged pool file: it now holds the published bytes again", "file", s.final, "was", was, "sha256", old.SHA256)
+	r.opts.Logger.Warn("restored a damaged pool file: it now holds the published bytes again", "file", listed, "was", was, "sha256", old.SHA256)
 	res.Restored = append(res.Restored, old)
 	return nil
 }

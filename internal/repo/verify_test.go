@@ -271,7 +271,12 @@ func TestVerifyCompressedIndexAgrees(t *testing.T) {
 // TestPublishRestoresDamagedPoolFile: publishing the same .deb again puts
 // back a pool file that was changed, truncated or removed outside updeb
 // (what repo verify tells the operator to do), without a new generation;
-// apt installs it again. It used to say "unchanged" and leave it broken.
+// apt installs it again. It used to say "unchanged" and leave it broken. So
+// it does for a package promoted into another component, whose suite lists
+// its source's pool file (pool/main/... for component extra), published
+// again into that suite and component: its own pool path (pool/extra/...)
+// is not the file the suite lists, and that one stayed damaged, the
+// package taken as unchanged (its folder, removed too, is made again).
 func TestPublishRestoresDamagedPoolFile(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
 	const rel = "pool/main/o/oo/oo_1_amd64.deb"
@@ -279,37 +284,53 @@ func TestPublishRestoresDamagedPoolFile(t *testing.T) {
 		"changed":   func(f string) error { return os.WriteFile(f, []byte("not a deb"), 0o644) },
 		"truncated": func(f string) error { return os.Truncate(f, 10) },
 		"missing":   os.Remove,
+		"folder":    func(f string) error { return os.RemoveAll(filepath.Dir(filepath.Dir(f))) },
 	} {
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			root := filepath.Join(dir, "repo")
-			r := testRepo(t, root)
-			deb := testDeb(t, dir, "oo", "1", "amd64", "o")
-			ctx := context.Background()
-			first, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
-			must(t, err)
-			pool := filepath.Join(root, rel)
-			os.Chmod(pool, 0o644)
-			must(t, damage(pool))
-			res, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
-			must(t, err)
-			if len(res.Restored) != 1 || res.Restored[0].Filename != rel || len(res.Unchanged) != 1 || len(res.Added) != 0 || res.Generation != first.Generation {
-				t.Fatalf("publish of the same .deb over a %s pool file: %+v", name, res)
-			}
-			checks, err := r.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
-			must(t, err)
-			if len(checks[0].Findings) != 0 {
-				t.Fatalf("after the restore: %+v", checks[0].Findings)
-			}
-			again, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
-			must(t, err)
-			if len(again.Restored) != 0 {
-				t.Fatalf("an intact pool file restored: %+v", again)
-			}
-			a := newAptClient(t, root, "s", "main")
-			a.update()
-			a.install("oo", "1", "o")
-		})
+		for _, promoted := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/promoted=%v", name, promoted), func(t *testing.T) {
+				dir := t.TempDir()
+				root := filepath.Join(dir, "repo")
+				r := testRepo(t, root)
+				deb := testDeb(t, dir, "oo", "1", "amd64", "o")
+				ctx := context.Background()
+				first, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
+				must(t, err)
+				suite, comp, generation := "s", "main", first.Generation
+				if promoted {
+					suite, comp = "prod", "extra"
+					res, err := r.Promote(ctx, Place{Suite: "s"}, Place{Suite: suite, Component: comp}, nil)
+					must(t, err)
+					generation = res.Generation
+					_, err = r.Remove(ctx, "s", "main", "oo", "", "")
+					must(t, err)
+				}
+				pool := filepath.Join(root, rel)
+				os.Chmod(pool, 0o644)
+				must(t, damage(pool))
+				res, err := r.Publish(ctx, suite, comp, []Package{pkgOf(t, deb)})
+				must(t, err)
+				if len(res.Restored) != 1 || res.Restored[0].Filename != rel || len(res.Unchanged) != 1 || len(res.Added) != 0 || res.Generation != generation {
+					t.Fatalf("publish of the same .deb over a %s pool file: restored %d (want %s), unchanged %d, added %d, generation %d (want %d)",
+						name, len(res.Restored), rel, len(res.Unchanged), len(res.Added), res.Generation, generation)
+				}
+				if _, err := os.Stat(filepath.Join(root, "pool", comp)); comp != "main" && !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("the publish into %s left pool/%s (%v)", comp, comp, err)
+				}
+				checks, err := r.Verify(ctx, suite, clientKeyring(t, root), verifyNow)
+				must(t, err)
+				if len(checks[0].Findings) != 0 {
+					t.Fatalf("after the restore: %+v", checks[0].Findings)
+				}
+				again, err := r.Publish(ctx, suite, comp, []Package{pkgOf(t, deb)})
+				must(t, err)
+				if len(again.Restored) != 0 {
+					t.Fatalf("an intact pool file restored: %+v", again)
+				}
+				a := newAptClient(t, root, suite, comp)
+				a.update()
+				a.install("oo", "1", "o")
+			})
+		}
 	}
 }
 
