@@ -188,11 +188,22 @@ func (r *Repo) install(ctx context.Context, st *suiteState, next *nextGeneration
 		return err
 	}
 	r.hook("switched")
+	r.keepKeyring()
+	r.prune(st.suite, next.n, next.set.Keep)
+	return nil
+}
+
+// keepKeyring writes archive-keyring.gpg (and .asc) again for the suites as
+// they are now, warning when it cannot. Every write calls it, also one that
+// writes no generation (a publish or promote of what is already there): a
+// keyring that a write failed to rewrite after its switch (a full disk, kill
+// -9) is missing, or lacks the keys the suites are signed by now, and every
+// new client given it refuses them; 'repo verify' sends the operator to
+// publish, which left it so when there was nothing new.
+func (r *Repo) keepKeyring() {
 	if err := r.writeKeyring(); err != nil {
 		r.opts.Logger.Warn("cannot rewrite the repository's keyring; the next write does", "err", err)
 	}
-	r.prune(st.suite, next.n, next.set.Keep)
-	return nil
 }
 
 // layout completes set with what the next generation lists: every component
@@ -888,6 +899,9 @@ func (r *Repo) writeKeyring() error {
 		os.Remove(f)
 	}
 	for name, data := range map[string][]byte{"archive-keyring.gpg": bin, "archive-keyring.asc": asc} {
+		if r.intact(name, data) {
+			continue // a write with nothing new leaves it as it is
+		}
 		// 0644: a new client fetches the key from the same web server.
 		if err := atomicfile.WriteFile(filepath.Join(r.root, name), data, 0o644); err != nil {
 			return err
@@ -898,6 +912,19 @@ func (r *Repo) writeKeyring() error {
 
 // archiveKeyring reads the keyring at the repository's root (none when it
 // cannot be read).
+// intact reports whether the file name at the root is data, a regular
+// file of mode 0644 (a web server running as another user reads it): one
+// of another mode (a restore under umask 077) is written again.
+func (r *Repo) intact(name string, data []byte) bool {
+	file := filepath.Join(r.root, name)
+	fi, err := os.Lstat(file)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o644 {
+		return false
+	}
+	have, err := readFile(file)
+	return err == nil && bytes.Equal(have, data)
+}
+
 func (r *Repo) archiveKeyring() openpgp.EntityList {
 	data, _ := readFile(filepath.Join(r.root, "archive-keyring.gpg"))
 	list, _ := openpgp.ReadKeyRing(bytes.NewReader(data))

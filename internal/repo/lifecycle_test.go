@@ -345,6 +345,67 @@ func TestKeyringServesEverySuite(t *testing.T) {
 	newClients("after staging dropped its key")
 }
 
+// TestNoOpWriteRepairsTheKeyring: a write whose keyring failed after its
+// switch (a full disk, kill -9) leaves archive-keyring.gpg missing, or
+// holding other keys than the suites are signed by; 'repo verify' sends the
+// operator to publish, and publishing (or promoting) what is already there,
+// which writes no generation, left it so: every new client given it
+// refused the repository. Now such a write writes the keyring again, and
+// leaves an intact one as it is.
+func TestNoOpWriteRepairsTheKeyring(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
+	r := realRepo(t, root, testSettings("amd64"), nil)
+	_, err := r.Publish(ctx, "s", "main", []Package{deb})
+	must(t, err)
+	_, err = r.Promote(ctx, Place{Suite: "s"}, Place{Suite: "t"}, nil)
+	must(t, err)
+	keyring, armored := filepath.Join(root, "archive-keyring.gpg"), filepath.Join(root, "archive-keyring.asc")
+	other, otherArmored, err := newSigner(t, "other").PublicKey()
+	must(t, err)
+	for _, tc := range []struct {
+		name   string
+		damage func()
+		write  func() error
+	}{
+		{"missing, a publish", func() { must(t, os.Remove(keyring)); must(t, os.Remove(armored)) },
+			func() error { _, err := r.Publish(ctx, "s", "main", []Package{deb}); return err }},
+		{"another key's, a promote", func() {
+			must(t, os.WriteFile(keyring, other, 0o644))
+			must(t, os.WriteFile(armored, otherArmored, 0o644))
+		},
+			func() error { _, err := r.Promote(ctx, Place{Suite: "s"}, Place{Suite: "t"}, nil); return err }},
+	} {
+		tc.damage()
+		must(t, tc.write())
+		for _, suite := range []string{"s", "t"} {
+			a := newAptClient(t, root, suite, "main") // trusts archive-keyring.gpg as it is now
+			if out, err := a.run("apt-get", "update", "-q"); err != nil || strings.Contains(out, "W: ") || strings.Contains(out, "E: ") {
+				t.Fatalf("keyring %s: a new client of %s with the repository's keyring: %v\n%s", tc.name, suite, err, out)
+			}
+		}
+		if got := mustRead(t, armored); !bytes.Contains(got, []byte("BEGIN PGP PUBLIC KEY BLOCK")) || bytes.Equal(got, otherArmored) {
+			t.Fatalf("keyring %s: archive-keyring.asc not written again:\n%s", tc.name, got)
+		}
+	}
+	before, err := os.Stat(keyring)
+	must(t, err)
+	_, err = r.Publish(ctx, "s", "main", []Package{deb})
+	must(t, err)
+	if after, err := os.Stat(keyring); err != nil || !os.SameFile(before, after) {
+		t.Errorf("a publish with nothing new wrote an intact keyring again (%v)", err)
+	}
+	// Its bytes intact, but readable by its owner only (a restore under
+	// umask 077): a web server running as another user answers 403.
+	must(t, os.Chmod(keyring, 0o600))
+	_, err = r.Publish(ctx, "s", "main", []Package{deb})
+	must(t, err)
+	if fi, err := os.Stat(keyring); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("a keyring of mode 0600 left so by a write (%v)", err)
+	}
+}
+
 // A write to one suite while another's live generation is damaged (its
 // Release edited) keeps the damaged suite's key in the repository's
 // keyring: it was dropped, and a client given the keyring meanwhile

@@ -116,6 +116,7 @@ func (r *Repo) Promote(ctx context.Context, from, to Place, sel []Selector) (*Pr
 	}
 	if len(res.Added) == 0 && len(st.changed) == 0 {
 		r.opts.Logger.Info("nothing to promote: every package is already in the target with the same bytes", "from", from, "to", to)
+		r.keepKeyring()
 		return res, nil
 	}
 	for _, e := range res.Added {

@@ -138,6 +138,7 @@ func (r *Repo) publishStaged(ctx context.Context, p *publishPlan) error {
 	st, res := p.st, p.res
 	if len(res.Added) == 0 && len(st.changed) == 0 {
 		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", st.suite)
+		r.keepKeyring()
 		return nil
 	}
 	noted, err := r.notePublish(st.suite, st.generation(), p.toLink)
