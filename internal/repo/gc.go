@@ -150,9 +150,7 @@ func (r *Repo) checkGenerationDirs(suite string) error {
 // unreferenced and removed every pool file of such a suite, which its
 // link, restored, then listed as 404s.
 func (r *Repo) unlinkedGenerations(suites []string) ([]string, error) {
-	unlinked, err := suiteNames(filepath.Join(r.distsDir(), ".gen"), func(de os.DirEntry) bool {
-		return de.IsDir() && !slices.Contains(suites, de.Name())
-	})
+	unlinked, err := r.linklessSuites(suites)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +170,15 @@ func (r *Repo) unlinkedGenerations(suites []string) ([]string, error) {
 			r.suiteGenDir(s), s, filepath.Join(r.distsDir(), s), s, gens[0], filepath.Join(r.distsDir(), s), r.suiteGenDir(s)), "suite", s)
 	}
 	return out, nil
+}
+
+// linklessSuites returns the suites that have a folder of generations
+// (dists/.gen/SUITE) and are not among suites, the managed ones (whose link
+// dists/SUITE is there): their link is lost, or never made.
+func (r *Repo) linklessSuites(suites []string) ([]string, error) {
+	return suiteNames(filepath.Join(r.distsDir(), ".gen"), func(de os.DirEntry) bool {
+		return de.IsDir() && !slices.Contains(suites, de.Name())
+	})
 }
 
 // keepOf returns the live generation's keep setting.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -864,9 +865,12 @@ func (r *Repo) writeKeyring() error {
 			es[i] = e
 		}
 	}
-	for _, e := range r.opts.Signer.entities {
-		add(e)
+	addAll := func(list openpgp.EntityList) {
+		for _, e := range list {
+			add(e)
+		}
 	}
+	addAll(r.opts.Signer.entities)
 	suites, err := r.managedSuites()
 	if err != nil {
 		return err
@@ -878,16 +882,32 @@ func (r *Repo) writeKeyring() error {
 			// it is signed by cannot be read, so the keyring's all stay:
 			// dropped, a client given the keyring meanwhile refused the
 			// suite (NO_PUBKEY) once it was repaired.
-			for _, e := range existing {
-				add(e)
-			}
+			addAll(existing)
 			continue
 		}
-		if g == nil {
-			continue
+		if g != nil {
+			addAll(g.keys(existing))
 		}
-		for _, e := range g.keys(existing) {
-			add(e)
+	}
+	// A suite whose link dists/SUITE is lost (a copy that leaves symbolic
+	// links out) keeps the keys of its newest generation, the one the
+	// 'ln -sfn' every command gives makes live again: dropped, a client
+	// given the keyring meanwhile refused the suite (NO_PUBKEY) once the
+	// link was restored. Unreadable, it keeps the keyring's all, as a
+	// damaged suite does.
+	linkless, err := r.linklessSuites(suites)
+	if err != nil {
+		return err
+	}
+	for _, suite := range linkless {
+		gens, err := r.keptGenerations(suite, math.MaxInt)
+		if err != nil || len(gens) == 0 || slices.Equal(gens, []int{1}) && r.firstLinkMade(suite) {
+			continue // none, or a new suite's first write killed before its switch, never live
+		}
+		if g, err := r.readGeneration(suite, gens[0]); err != nil {
+			addAll(existing)
+		} else {
+			addAll(g.keys(existing))
 		}
 	}
 	bin, asc, err := publicKey(es...)

@@ -345,6 +345,47 @@ func TestKeyringServesEverySuite(t *testing.T) {
 	newClients("after staging dropped its key")
 }
 
+// TestKeyringKeepsTheKeysOfASuiteWithoutItsLink: a suite whose link
+// dists/SUITE is lost (a copy that leaves symbolic links out) keeps the keys
+// it is signed by in archive-keyring.gpg through writes into other suites:
+// they were dropped, and once the link was restored (the ln -sfn every
+// command gives), a new client given the keyring meanwhile refused the
+// suite (NO_PUBKEY). A new suite's first write killed before its switch
+// was never live, and its key (one that leaked since, say) is none of the
+// keyring's.
+func TestKeyringKeepsTheKeysOfASuiteWithoutItsLink(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
+	_, err := realRepo(t, root, testSettings("amd64"), nil).Publish(ctx, "production", "main", []Package{deb})
+	must(t, err)
+	_, err = realRepo(t, root, testSettings("amd64"), newSigner(t, "staging")).Publish(ctx, "staging", "main", []Package{deb})
+	must(t, err)
+	link := filepath.Join(root, "dists", "staging")
+	target, err := os.Readlink(link)
+	must(t, err)
+	must(t, os.Remove(link))
+	_, err = realRepo(t, root, SettingsChange{}, nil).Refresh(ctx, []string{"production"})
+	must(t, err)
+	must(t, os.Symlink(target, link))
+	a := newAptClient(t, root, "staging", "main") // trusts archive-keyring.gpg as the refresh left it
+	if out, err := a.run("apt-get", "update", "-q"); err != nil || strings.Contains(out, "W: ") || strings.Contains(out, "E: ") {
+		t.Fatalf("a new client of staging, its link restored, with the keyring of a write while it was lost: %v\n%s", err, out)
+	}
+
+	// The first write of suite "new", by another key, killed before its
+	// switch: its link is still the one it switches with (makeLink).
+	leaked := newSigner(t, "leaked")
+	_, err = realRepo(t, root, testSettings("amd64"), leaked).Publish(ctx, "new", "main", []Package{deb})
+	must(t, err)
+	must(t, os.Rename(filepath.Join(root, "dists", "new"), filepath.Join(root, "dists", ".new.link")))
+	_, err = realRepo(t, root, SettingsChange{}, nil).Refresh(ctx, []string{"production"})
+	must(t, err)
+	if got := keyringFingerprints(t, mustRead(t, filepath.Join(root, "archive-keyring.gpg"))); slices.Contains(got, leaked.Fingerprints()[0]) {
+		t.Errorf("the keyring holds the key of a suite never live: %q", got)
+	}
+}
+
 // TestNoOpWriteRepairsTheKeyring: a write whose keyring failed after its
 // switch (a full disk, kill -9) leaves archive-keyring.gpg missing, or
 // holding other keys than the suites are signed by; 'repo verify' sends the
