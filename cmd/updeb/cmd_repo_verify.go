@@ -26,7 +26,8 @@ the Release, its Date not ahead of this machine's clock and its Valid-Until not 
 file the Release lists (size, SHA256 and SHA512, its by-hash names, each .gz and .xz against
 the uncompressed index), the earlier generations' indexes it still serves by hash to clients
 in the middle of an update (updeb-by-hash-kept) against their names, and every pool file a
-Packages index names (size, MD5sum, SHA256, SHA512). Each finding names the file and what to do. Exit 0 when everything matches, 1 when
+Packages index names (size, MD5sum, SHA256, SHA512). A suite whose link dists/SUITE is lost
+(clients get 404 for it) is a finding too, with the ln -sfn that restores it. Each finding names the file and what to do. Exit 0 when everything matches, 1 when
 something does not, 2 for a suite that does not exist or an unreadable keyring. It takes no lock: a
 publish that switches a suite while it is checked (and removes the generation checked) is no
 finding, the new live generation is checked instead.`,

@@ -166,8 +166,8 @@ func (r *Repo) unlinkedGenerations(suites []string) ([]string, error) {
 		for _, n := range gens {
 			out = append(out, r.genDir(s, n))
 		}
-		r.opts.Logger.Warn(fmt.Sprintf("%s holds generations of suite %s, but %s, its link to the live one, is missing (left out by a copy that skips symbolic links, removed by hand, or never made by a first publish killed before it went live): the pool files they list are kept; restore the link if the suite was live ('ln -sfn .gen/%s/%d %s', the newest), or remove %s to drop the suite",
-			r.suiteGenDir(s), s, filepath.Join(r.distsDir(), s), s, gens[0], filepath.Join(r.distsDir(), s), r.suiteGenDir(s)), "suite", s)
+		r.opts.Logger.Warn(fmt.Sprintf("%s holds generations of suite %s, but %s, its link to the live one, is missing (left out by a copy that skips symbolic links, removed by hand, or never made by a first publish killed before it went live): the pool files they list are kept; restore the link if the suite was live (%s, the newest), or remove %s to drop the suite",
+			r.suiteGenDir(s), s, filepath.Join(r.distsDir(), s), r.restoreLink(s, gens[0]), r.suiteGenDir(s)), "suite", s)
 	}
 	return out, nil
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -900,11 +899,11 @@ func (r *Repo) writeKeyring() error {
 		return err
 	}
 	for _, suite := range linkless {
-		gens, err := r.keptGenerations(suite, math.MaxInt)
-		if err != nil || len(gens) == 0 || slices.Equal(gens, []int{1}) && r.firstLinkMade(suite) {
+		n, err := r.lostLinkTo(suite)
+		if err != nil || n == 0 {
 			continue // none, or a new suite's first write killed before its switch, never live
 		}
-		if g, err := r.readGeneration(suite, gens[0]); err != nil {
+		if g, err := r.readGeneration(suite, n); err != nil {
 			addAll(existing)
 		} else {
 			addAll(g.keys(existing))

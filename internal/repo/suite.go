@@ -150,7 +150,7 @@ func (r *Repo) missingLive(suite string, n int) error {
 	if len(gens) == 0 {
 		return fmt.Errorf("%w; no other generation of it is left: restore %s from a backup", err, r.genDir(suite, n))
 	}
-	return fmt.Errorf("%w; make the newest generation left live, 'ln -sfn .gen/%s/%d %s', check its packages ('updeb repo list --suite %s'), then sign it anew with 'updeb repo refresh %s' (clients that had the missing one ignore an older Release)", err, suite, gens[0], link, suite, suite)
+	return fmt.Errorf("%w; make the newest generation left live, %s, check its packages ('updeb repo list --suite %s'), then sign it anew with 'updeb repo refresh %s' (clients that had the missing one ignore an older Release)", err, r.restoreLink(suite, gens[0]), suite, suite)
 }
 
 // lostLink refuses to start suite anew (its generation 1) when its
@@ -164,16 +164,34 @@ func (r *Repo) missingLive(suite string, n int) error {
 // a suite published once was started anew (a killed first publish's
 // generation goes with its pool files anyway: recoverPublish).
 func (r *Repo) lostLink(suite string) error {
-	gens, err := r.keptGenerations(suite, math.MaxInt)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && (len(gens) == 0 || slices.Equal(gens, []int{1}) && r.firstLinkMade(suite)) {
-		return nil
-	}
-	if err != nil {
+	n, err := r.lostLinkTo(suite)
+	if err != nil || n == 0 {
 		return err
 	}
 	link := filepath.Join(r.distsDir(), suite)
-	return fmt.Errorf("%w: suite %s has no link %s, but %s holds its generations up to %d: the link was lost (a copy or backup that leaves symbolic links out), removed by hand, and a write would start the suite anew without the packages it lists; restore it, 'ln -sfn .gen/%s/%d %s', or remove %s to start the suite anew",
-		ErrInvalid, suite, link, r.suiteGenDir(suite), gens[0], suite, gens[0], link, r.suiteGenDir(suite))
+	return fmt.Errorf("%w: suite %s has no link %s, but %s holds its generations up to %d: the link was lost (a copy or backup that leaves symbolic links out), removed by hand, and a write would start the suite anew without the packages it lists; restore it, %s, or remove %s to start the suite anew",
+		ErrInvalid, suite, link, r.suiteGenDir(suite), n, r.restoreLink(suite, n), r.suiteGenDir(suite))
+}
+
+// lostLinkTo returns the newest generation of suite when its link
+// dists/SUITE is lost (see lostLink), the one the link makes live again
+// once restored; 0 when the suite has none, or only the generation 1 of a
+// first write killed before its switch.
+func (r *Repo) lostLinkTo(suite string) (int, error) {
+	gens, err := r.keptGenerations(suite, math.MaxInt)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && (len(gens) == 0 || slices.Equal(gens, []int{1}) && r.firstLinkMade(suite)) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return gens[0], nil
+}
+
+// restoreLink is the command that makes generation n of suite live again
+// where its link dists/SUITE is lost.
+func (r *Repo) restoreLink(suite string, n int) string {
+	return fmt.Sprintf("'ln -sfn .gen/%s/%d %s'", suite, n, filepath.Join(r.distsDir(), suite))
 }
 
 // firstLinkMade reports whether suite's nextLink is there, to generation

@@ -66,11 +66,24 @@ const maxFutureDate = 10 * time.Second
 func (r *Repo) Verify(ctx context.Context, suite string, kr *vopenpgp.Keyring, now time.Time) ([]SuiteCheck, error) {
 	suites := []string{suite}
 	if suite == "" {
-		var err error
-		if suites, err = r.managedSuites(); err != nil {
+		managed, err := r.managedSuites()
+		if err != nil {
 			return nil, err
 		}
-		if len(suites) == 0 {
+		// A suite whose link is lost is none of the managed ones, and
+		// every client gets 404 for it: checked, it is a finding. (One
+		// whose dists/SUITE is something else than a link, a copy that
+		// followed the links, is no suite of updeb's, as before.)
+		linkless, err := r.linklessSuites(managed)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range linkless {
+			if _, err := os.Lstat(filepath.Join(r.distsDir(), s)); errors.Is(err, fs.ErrNotExist) {
+				managed = append(managed, s)
+			}
+		}
+		if suites = slices.Sorted(slices.Values(managed)); len(suites) == 0 {
 			return nil, fmt.Errorf("%w: %s holds no suite (dists/<suite>)", ErrNotFound, r.root)
 		}
 	} else if err := validSuite(suite); err != nil {
@@ -84,6 +97,17 @@ func (r *Repo) Verify(ctx context.Context, suite string, kr *vopenpgp.Keyring, n
 			return nil, err
 		}
 		if n == 0 {
+			lost, err := r.lostLinkTo(s)
+			if err != nil {
+				return nil, err
+			}
+			if lost > 0 {
+				out = append(out, r.lostLinkCheck(s, lost))
+				continue
+			}
+			if suite == "" {
+				continue // a first write killed before its switch: never live
+			}
 			return nil, fmt.Errorf("%w: no suite %s in %s", ErrNotFound, s, r.root)
 		}
 		c, err := r.verifyLive(ctx, s, n, kr, now, read)
@@ -93,6 +117,15 @@ func (r *Repo) Verify(ctx context.Context, suite string, kr *vopenpgp.Keyring, n
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// lostLinkCheck is the check of suite, whose link dists/SUITE is lost and
+// whose newest generation is n: one finding, the link.
+func (r *Repo) lostLinkCheck(suite string, n int) SuiteCheck {
+	link := filepath.Join("dists", suite)
+	return SuiteCheck{Suite: suite, Generation: n, Findings: []Finding{{Path: filepath.ToSlash(link),
+		Problem: fmt.Sprintf("missing, though %s holds the suite's generations up to %d: every client gets 404 for the suite (apt: no Release file); the link was lost (a copy or backup that leaves symbolic links out) or removed by hand: restore it, %s, or remove %s to drop the suite",
+			r.suiteGenDir(suite), n, r.restoreLink(suite, n), r.suiteGenDir(suite))}}}
 }
 
 // switchRetries is how many times verifyLive checks a suite again when a

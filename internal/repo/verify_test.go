@@ -76,6 +76,56 @@ func TestVerifyIntact(t *testing.T) {
 	}
 }
 
+// TestVerifyNamesASuiteWhoseLinkIsLost: a suite whose link dists/SUITE is
+// lost (a copy that leaves symbolic links out) is a finding, with the
+// ln -sfn that restores it, whether verify checks every suite or names it:
+// every client gets 404 for it (apt: no Release file), and verify of the
+// whole repository said nothing of it (exit 0, the monitoring check
+// passing), verify of the suite that there is no such suite.
+func TestVerifyNamesASuiteWhoseLinkIsLost(t *testing.T) {
+	dir, root := testDirs(t)
+	r, ctx := testRepo(t, root), context.Background()
+	deb := pkgOf(t, testDeb(t, dir, "aa", "1", "amd64", "a"))
+	for _, suite := range []string{"s", "t"} {
+		_, err := r.Publish(ctx, suite, "main", []Package{deb})
+		must(t, err)
+	}
+	_, err := r.Refresh(ctx, []string{"t"})
+	must(t, err)
+	link := filepath.Join(root, "dists", "t")
+	must(t, os.Remove(link))
+	a := newAptClient(t, root, "t", "main")
+	if out, err := a.run("apt-get", "update", "-q"); err == nil && !strings.Contains(out, "E: ") {
+		t.Fatalf("apt-get update of a suite without its link passed:\n%s", out)
+	}
+	restore := "ln -sfn .gen/t/2 " + link
+	for _, suite := range []string{"", "t"} {
+		checks, err := r.Verify(ctx, suite, clientKeyring(t, root), verifyNow)
+		must(t, err)
+		wantFinding(t, checks, "dists/t", restore)
+		if c := checks[len(checks)-1]; c.Suite != "t" || c.Generation != 2 {
+			t.Errorf("verify %q: the last check is of suite %s generation %d, want t generation 2", suite, c.Suite, c.Generation)
+		}
+	}
+	// dists/t a copy of the generation (cp -L), no link: no suite of
+	// updeb's, left out of the check of every suite as before.
+	testenv.Run(t, "cp", "-rL", filepath.Join(root, "dists/.gen/t/2"), link)
+	checks, err := r.Verify(ctx, "", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	if len(checks) != 1 || checks[0].Suite != "s" || len(checks[0].Findings) != 0 {
+		t.Fatalf("with dists/t a folder: %+v", checks)
+	}
+	must(t, os.RemoveAll(link))
+	must(t, os.Symlink(".gen/t/2", link))
+	checks, err = r.Verify(ctx, "", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	if len(checks) != 2 || len(checks[0].Findings)+len(checks[1].Findings) != 0 {
+		t.Fatalf("after the ln -sfn: %+v", checks)
+	}
+	a.update()
+	a.install("aa", "1", "a")
+}
+
 // TestVerifyFindsWhatAptRefuses: each change to a published suite that apt
 // refuses is a finding naming the file, and a suite that is changed nowhere
 // else has no other finding. apt-get is the referee.
