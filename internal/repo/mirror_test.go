@@ -353,6 +353,37 @@ func TestAptlyMirror(t *testing.T) {
 	}
 }
 
+// TestAptlyMirrorAsDocumented runs operations.md's aptly commands
+// (-architectures=amd64) against a suite with Architecture: all packages
+// and one without (as the configuration example's
+// component/kubernetes136): a Release lists "all" once its suite has such
+// a package, and aptly refuses an architecture the Release does not list
+// ("architecture all not available in repo"), which operations.md's
+// -architectures=amd64,all met on the second. The all packages come with
+// amd64's index (No-Support-for-Architecture-all: Packages).
+func TestAptlyMirrorAsDocumented(t *testing.T) {
+	const architectures = "-architectures=amd64" // operations.md's
+	m := newMirrorRepo(t)
+	_, err := m.r.Promote(context.Background(), Place{Suite: "s", Component: "component/k8s"}, Place{Suite: "k8s"}, nil)
+	must(t, err)
+	a := newAptly(t, m)
+	keyring := "-keyring=" + a.keyring
+	for _, tc := range []struct {
+		suite string
+		comps []string
+		want  []string
+	}{
+		{"s", []string{"main", "component/k8s"}, without(joined(mirrorFirst), "arm64")},
+		{"k8s", []string{"component/k8s"}, mirrorFirst["component/k8s"]},
+	} {
+		a.must(append([]string{"mirror", "create", keyring, architectures, tc.suite, m.url + "/", tc.suite}, tc.comps...)...)
+		a.must("mirror", "update", keyring, tc.suite)
+		if got := a.packages(tc.suite); !slices.Equal(got, tc.want) {
+			t.Errorf("aptly's mirror of suite %s with %s: %q, want %q", tc.suite, architectures, got, tc.want)
+		}
+	}
+}
+
 // rollback rolls suite s back to the generation before the live one.
 func (m *mirrorRepo) rollback() {
 	m.t.Helper()
