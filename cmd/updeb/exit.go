@@ -216,6 +216,9 @@ var exitRules = []exitRule{
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
 	is(digest.ErrChecksums, exitCheck, hintSource),
+	// Before ErrUnsafe and ErrNotRegular, which it matches: the entry is
+	// the file, stored sparse, and no other path of the archive is it.
+	is(archive.ErrSparse, exitCheck, "the archive stores that file sparse (tar -S: its runs of zeros left out, with a map of them that tar programs read differently), so its bytes are not one thing to package: updeb cannot package it from this archive. Use another artifact of the release that holds it (a zip, a plain binary, another build), or ask upstream to make the archive without tar's -S/--sparse"),
 	// Before ErrUnsafe, which it matches: the source passed verification,
 	// and the recipe names an entry that is not the file itself.
 	asIf(exitCheck, func(e *archive.Error) bool { return e.Kind == archive.ErrNotRegular && e.Entry != "" },

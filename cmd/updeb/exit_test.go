@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -31,6 +32,7 @@ import (
 	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/internal/yamlfile"
@@ -108,6 +110,7 @@ func TestExitStatus(t *testing.T) {
 		{"corrupt archive", wrap(&archive.Error{Kind: archive.ErrCorrupt}), exitCheck, "failed verification"},
 		{"member missing", wrap(&archive.Error{Kind: archive.ErrMissing}), exitCheck, "holds no file of that name"},
 		{"member a symlink", wrap(&archive.Error{Kind: archive.ErrNotRegular, Entry: "s/tool", Msg: `wanted as a regular file, but it is a symlink to "real-1.2"`}), exitCheck, "point the recipe's files: path: at the file itself"},
+		{"member sparse", wrap(&archive.Error{Kind: archive.ErrSparse, Entry: "bin/tool", Msg: "wanted as a regular file, but it is a sparse file"}), exitCheck, "cannot package it from this archive"},
 		{"archive not a file", wrap(&archive.Error{Kind: archive.ErrNotRegular, Msg: "the archive must be a regular file, found p---------"}), exitCheck, "failed verification"},
 		{"too large", &fetch.SizeError{URL: "u", Limit: 1, Size: 2}, exitCheck, "max-size"},
 		{"https downgrade", &fetch.DowngradeError{From: "https://a", To: "http://a"}, exitCheck, "downgraded"},
@@ -367,6 +370,30 @@ func TestErrorLogJSON(t *testing.T) {
 	printError(&b, &changedError{n: 2}, true)
 	if r := records(b.String()); len(r) != 1 || r[0].Level != "INFO" || r[0].ExitCode == nil || *r[0].ExitCode != exitCheck {
 		t.Errorf("a notice: %q", b.String())
+	}
+}
+
+// TestSparseMemberHint: a sparse member, as GNU tar writes one in each of
+// its formats, is refused with a hint that says what it is and what can be
+// done, not to point files: path: "at the file itself", which it is.
+func TestSparseMemberHint(t *testing.T) {
+	testenv.RequireTool(t, "tar")
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "tool")
+	if err := os.WriteFile(tool, []byte("data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(tool, 1<<20); err != nil { // a hole of a MiB after the data
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{{"--format=gnu"}, {"--format=posix", "--sparse-version=0.0"}, {"--format=posix", "--sparse-version=0.1"}, {"--format=posix", "--sparse-version=1.0"}} {
+		out := filepath.Join(t.TempDir(), "tool.tar")
+		testenv.Run(t, "tar", append(append([]string{"-C", dir, "-S"}, flags...), "-cf", out, "tool")...)
+		err := archive.Select(context.Background(), out, archive.Tar, []string{"tool"}, archive.Limits{}, func(archive.Member, io.Reader) error { return nil })
+		code, hint := exitStatus(fmt.Errorf("tool (amd64): source tool: %w", err))
+		if code != exitCheck || !strings.Contains(hint, "sparse") || strings.Contains(hint, "at the file itself") {
+			t.Errorf("%v: exit %d, hint %q for %v; want %d and a hint about a sparse member", flags, code, hint, err, exitCheck)
+		}
 	}
 }
 

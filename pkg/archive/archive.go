@@ -247,8 +247,8 @@ type Member struct {
 }
 
 // Errors callers branch on; every error Select returns about the archive is an
-// *Error whose Kind is one of these. ErrLimit and ErrNotRegular also match
-// ErrUnsafe with errors.Is.
+// *Error whose Kind is one of these. ErrLimit, ErrNotRegular and ErrSparse
+// also match ErrUnsafe with errors.Is, and ErrSparse matches ErrNotRegular.
 var (
 	// ErrUnsafe: the archive is hostile or unclean (see the package comment).
 	ErrUnsafe = errors.New("archive: unsafe archive")
@@ -256,6 +256,14 @@ var (
 	ErrLimit = errors.New("archive: limit exceeded")
 	// ErrNotRegular: a wanted path is a directory, link, device, fifo or sparse file.
 	ErrNotRegular = errors.New("archive: wanted member is not a regular file")
+	// ErrSparse: a wanted path is a sparse tar member (GNU tar -S, GNU's pax
+	// sparse formats 0.0, 0.1 and 1.0, star's or Solaris's records): its
+	// data is stored without its holes, and tar readers rebuild it otherwise
+	// (or not at all), so its bytes are not one thing to package. It is
+	// refused as the other non-regular members are, and told apart for the
+	// user, for whom the way out differs: no other path in this archive is
+	// the file.
+	ErrSparse = errors.New("archive: wanted member is a sparse file")
 	// ErrCorrupt: truncated data, a checksum mismatch, a malformed header, trailing garbage.
 	ErrCorrupt = errors.New("archive: corrupt archive")
 	// ErrMissing: a wanted member is not in the archive.
@@ -304,12 +312,19 @@ func quoteEntry(name string) string {
 	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(utf8cut.Prefix(name, maxQuoted)), len(name))
 }
 
-// Is makes errors.Is(err, e.Kind) true, and ErrUnsafe match ErrLimit and ErrNotRegular.
+// Is makes errors.Is(err, e.Kind) true, ErrUnsafe match ErrLimit,
+// ErrNotRegular and ErrSparse, and ErrNotRegular match ErrSparse.
 func (e *Error) Is(target error) bool {
 	if target == e.Kind {
 		return true
 	}
-	return target == ErrUnsafe && (e.Kind == ErrLimit || e.Kind == ErrNotRegular)
+	switch target {
+	case ErrUnsafe:
+		return e.Kind == ErrLimit || e.Kind == ErrNotRegular || e.Kind == ErrSparse
+	case ErrNotRegular:
+		return e.Kind == ErrSparse
+	}
+	return false
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -590,7 +605,11 @@ func (s *scan) check(e entry) (string, bool, error) {
 		if e.detail != "" {
 			what += " (" + e.detail + ")"
 		}
-		return "", false, s.errorf(ErrNotRegular, e.raw, nil, "wanted as a regular file, but it is %s", what)
+		kind := ErrNotRegular
+		if e.typ == typeSparse {
+			kind = ErrSparse
+		}
+		return "", false, s.errorf(kind, e.raw, nil, "wanted as a regular file, but it is %s", what)
 	}
 	if e.size > s.lim.MaxFileSize {
 		return "", false, s.errorf(ErrLimit, e.raw, nil, "size %d bytes is above the %d-byte limit for one file (Limits.MaxFileSize)", e.size, s.lim.MaxFileSize)

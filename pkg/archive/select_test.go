@@ -203,8 +203,8 @@ func TestGNUTarSparse(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "s.tar")
 		testenv.Run(t, "tar", "-C", dir, "--format="+format, "-S", "-cf", out, "sparse", "plain")
 		_, err := collect(t, out, Tar, []string{"sparse"}, Limits{})
-		if !errors.Is(err, ErrNotRegular) {
-			t.Fatalf("%s: error %v, want ErrNotRegular", format, err)
+		if !errors.Is(err, ErrSparse) || !errors.Is(err, ErrNotRegular) || !errors.Is(err, ErrUnsafe) {
+			t.Fatalf("%s: error %v, want ErrSparse (an ErrNotRegular, an ErrUnsafe)", format, err)
 		}
 		if want := `archive ` + out + `: entry "sparse": wanted as a regular file, but it is a sparse file`; !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: message\n got %s\nwant %s", format, err, want)
