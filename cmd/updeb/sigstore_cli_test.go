@@ -850,24 +850,7 @@ func TestTrustedRootUnreadableIsNotBundled(t *testing.T) {
 func TestSigstoreRecordSameWhenRekorAnswersOtherwise(t *testing.T) {
 	f := newSigFix(t)
 	sig := f.cosign(f.vs, k8sIdentity, googleIssuer, f.artifact, soon(), true)
-	record := func() []byte {
-		t.Helper()
-		out := t.TempDir()
-		base := []string{"--config", filepath.Join(f.dir, "updeb.yaml"), "--recipes", filepath.Join(f.dir, "recipes"),
-			"--cache", t.TempDir(), "--out", out, "--state", filepath.Join(t.TempDir(), "state"), "-q"}
-		if code, stdout, stderr := runCLI(t, append(base, "build", "cosign-tool")...); code != 0 {
-			t.Fatalf("build: exit %d\n%s%s", code, stdout, stderr)
-		}
-		recs, err := filepath.Glob(filepath.Join(out, "*"+pipeline.ProvenanceSuffix))
-		if err != nil || len(recs) != 1 {
-			t.Fatalf("records in %s: %v %v", out, recs, err)
-		}
-		b, err := os.ReadFile(recs[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	record := func() []byte { return f.record("cosign-tool") }
 	first := record()
 	// The same entry, answered otherwise (as a grown log's proof would be).
 	var answer map[string]any
@@ -882,16 +865,88 @@ func TestSigstoreRecordSameWhenRekorAnswersOtherwise(t *testing.T) {
 	if second := record(); !bytes.Equal(first, second) {
 		t.Errorf("the records differ with Rekor's answer:\n%s\n%s", first, second)
 	}
+	statement := statementOf(t, first)
+	body := sha256.Sum256(sig.Entry.Body)
+	if !bytes.Contains(statement, []byte(`"sha256": "`+hex.EncodeToString(body[:])+`"`)) {
+		t.Errorf("the record does not name the entry's body by its sha256 %x:\n%s", body, statement)
+	}
+}
+
+// record builds recipe from a cold cache and state and returns the
+// provenance record it wrote.
+func (f *sigFix) record(recipe string) []byte {
+	f.t.Helper()
+	out := f.t.TempDir()
+	base := []string{"--config", filepath.Join(f.dir, "updeb.yaml"), "--recipes", filepath.Join(f.dir, "recipes"),
+		"--cache", f.t.TempDir(), "--out", out, "--state", filepath.Join(f.t.TempDir(), "state"), "-q"}
+	if code, stdout, stderr := runCLI(f.t, append(base, "build", recipe)...); code != 0 {
+		f.t.Fatalf("build: exit %d\n%s%s", code, stdout, stderr)
+	}
+	recs, err := filepath.Glob(filepath.Join(out, "*"+pipeline.ProvenanceSuffix))
+	if err != nil || len(recs) != 1 {
+		f.t.Fatalf("records in %s: %v %v", out, recs, err)
+	}
+	b, err := os.ReadFile(recs[0])
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return b
+}
+
+// TestAttestationRecordSameInAnyOrder: upstream attested the artifact twice
+// (a re-run of its release workflow), and GitHub's API lists the two in
+// either order: the record names the same one, the log's first, and a
+// rebuild writes the same bytes.
+func TestAttestationRecordSameInAnyOrder(t *testing.T) {
+	f := newSigFix(t)
+	sum := sha256.Sum256(f.artifact)
+	var atts [][]byte
+	for range 2 {
+		b, err := f.vs.Attestation(toolWorkflow, actionsIssuer, sigstoretest.Subject{Name: "tool-amd64", Digest: map[string]string{"sha256": hex.EncodeToString(sum[:])}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		atts = append(atts, b)
+	}
+	var index []int64
+	for _, b := range atts {
+		var e struct {
+			VerificationMaterial struct {
+				TlogEntries []struct {
+					LogIndex int64 `json:",string"`
+				}
+			}
+		}
+		if err := json.Unmarshal(b, &e); err != nil || len(e.VerificationMaterial.TlogEntries) != 1 {
+			t.Fatalf("attestation's log entry: %v", err)
+		}
+		index = append(index, e.VerificationMaterial.TlogEntries[0].LogIndex)
+	}
+	if index[0] >= index[1] {
+		t.Fatalf("log indexes %v: want the first attestation logged first", index)
+	}
+	repo := hex.EncodeToString(sum[:])
+	f.gh.Set("demo/tool", repo, atts[0], atts[1])
+	first := f.record("attest-tool")
+	f.gh.Set("demo/tool", repo, atts[1], atts[0])
+	if second := f.record("attest-tool"); !bytes.Equal(first, second) {
+		t.Errorf("the records differ with the order of GitHub's answer:\n%s\n%s", statementOf(t, first), statementOf(t, second))
+	}
+	if want := fmt.Sprintf(" rekor=%d\"", index[0]); !bytes.Contains(statementOf(t, first), []byte(want)) {
+		t.Errorf("the record does not name the first log entry (%s):\n%s", want, statementOf(t, first))
+	}
+}
+
+// statementOf is the in-toto statement a provenance record's envelope holds.
+func statementOf(t *testing.T, envelope []byte) []byte {
+	t.Helper()
 	var env struct{ Payload string }
-	if err := json.Unmarshal(first, &env); err != nil {
+	if err := json.Unmarshal(envelope, &env); err != nil {
 		t.Fatal(err)
 	}
 	statement, err := base64.StdEncoding.DecodeString(env.Payload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := sha256.Sum256(sig.Entry.Body)
-	if !bytes.Contains(statement, []byte(`"sha256": "`+hex.EncodeToString(body[:])+`"`)) {
-		t.Errorf("the record does not name the entry's body by its sha256 %x:\n%s", body, statement)
-	}
+	return statement
 }

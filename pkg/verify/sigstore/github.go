@@ -2,6 +2,7 @@ package sigstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,9 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/snappy"
 
@@ -41,10 +44,13 @@ type attestationPage struct {
 // the artifact's sha256 in repository repo ("OWNER/REPO"), through
 // Options.HTTPClient from Options.GitHubAPIURL, following pagination, and
 // verifies each bundle as VerifyBundle does: the in-toto statement's subjects
-// must include the artifact's digest. The first bundle that verifies under the
-// Policy suffices; the refusals of those tried before it are Result.Warnings.
-// Bundles GitHub serves by reference (bundle_url, snappy-compressed) are
-// fetched without the token.
+// must include the artifact's digest. One bundle that verifies under the
+// Policy suffices; of several, the Result is the one made first
+// (earlierEntry), whatever order GitHub lists them in, so that
+// the same inputs give the same provenance record after upstream attests the
+// artifact again. The refusals of the others are Result.Warnings. Bundles
+// GitHub serves by reference (bundle_url, snappy-compressed) are fetched
+// without the token.
 func (v *Verifier) VerifyGitHubAttestations(ctx context.Context, pol Policy, artifact digest.Set, repo string) (*Result, error) {
 	id, err := pol.compile()
 	if err != nil {
@@ -63,6 +69,7 @@ func (v *Verifier) VerifyGitHubAttestations(ctx context.Context, pol Policy, art
 	next := v.github.JoinPath("repos", repo, "attestations", "sha256:"+strings.ToLower(artifact[digest.SHA256])).String() +
 		fmt.Sprintf("?per_page=%d", attestationsPerPage)
 	var refusals []Refusal
+	var best *Result
 	read := map[string]bool{} // the pages read: a Link that leads back to one is a loop
 	for page := 0; next != ""; page++ {
 		if read[next] {
@@ -112,25 +119,61 @@ func (v *Verifier) VerifyGitHubAttestations(ctx context.Context, pol Policy, art
 					return nil, err
 				}
 			}
+			// Every one is verified, not only the first: which is first
+			// is GitHub's to say, which one vouches must not be. (GitHub
+			// serves a hundred a page; verifying one takes no network.)
 			res, r := v.verifyAttestation(raw, source, id, artifact)
 			if r != nil {
 				refusals = append(refusals, *r)
 				continue
 			}
-			for _, r := range refusals {
-				res.Warnings = append(res.Warnings, "another attestation does not count: "+r.String())
+			if best == nil || earlierEntry(res, best) {
+				best = res
 			}
-			return res, nil
 		}
 		if next, err = v.nextPage(links); err != nil {
 			return nil, refuse(subject, ReasonMalformed, pageURL, "%v", err)
 		}
+	}
+	if best != nil {
+		for _, r := range refusals {
+			best.Warnings = append(best.Warnings, "another attestation does not count: "+r.String())
+		}
+		slices.Sort(best.Warnings) // in no order GitHub chose
+		return best, nil
 	}
 	if len(refusals) == 0 {
 		return nil, refuse(subject, ReasonNoAttestation, v.github.JoinPath("repos", repo, "attestations").String(),
 			"GitHub holds no attestation of %s for sha256:%s", repo, artifact[digest.SHA256])
 	}
 	return nil, &RefusedError{Subject: subject, Refusals: refusals}
+}
+
+// earlierEntry reports whether the verified attestation a was made before
+// b: by the time a log or timestamp authority vouches it was signed (the
+// entry's integrated time, else its earliest RFC 3161 timestamp; one with
+// neither comes last), which holds across logs (a re-attestation may be
+// in a newer log, whose indexes start again); then by the log's ID and the
+// entry's index there (one log's entries in the same second); at last by
+// the bundle's bytes, so that the choice is one whatever the order.
+func earlierEntry(a, b *Result) bool {
+	at, bt := signedAt(a), signedAt(b)
+	if !at.Equal(bt) {
+		return bt.IsZero() || !at.IsZero() && at.Before(bt)
+	}
+	if c := cmp.Or(cmp.Compare(a.LogID, b.LogID), cmp.Compare(a.LogIndex, b.LogIndex)); c != 0 {
+		return c < 0
+	}
+	return bytes.Compare(a.Bundle, b.Bundle) < 0
+}
+
+// signedAt is when r was signed, as its log entry or timestamps vouch;
+// zero when neither does.
+func signedAt(r *Result) time.Time {
+	if !r.IntegratedTime.IsZero() || len(r.Timestamps) == 0 {
+		return r.IntegratedTime
+	}
+	return slices.MinFunc(r.Timestamps, time.Time.Compare)
 }
 
 func (v *Verifier) verifyAttestation(raw []byte, source string, id *identity, artifact digest.Set) (*Result, *Refusal) {

@@ -533,3 +533,27 @@ func TestBundleStorageRefusalBlamesNoToken(t *testing.T) {
 		t.Errorf("the API's 403: %v\nwant it to point at the token", err)
 	}
 }
+
+// TestEarlierEntry: of two verified attestations, the one signed first
+// vouches, across logs (a newer log's indexes start again), a timestamp
+// standing for a log's time; one log's entries in one second by index; one
+// with no time last; and the order is total.
+func TestEarlierEntry(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name  string
+		first Result
+		then  Result
+	}{
+		{"by integrated time across logs", Result{LogID: "bb", LogIndex: 900, IntegratedTime: t0}, Result{LogID: "aa", LogIndex: 1, IntegratedTime: t0.Add(time.Second)}},
+		{"a timestamp for a log's time", Result{LogID: "v2", LogIndex: 5, Timestamps: []time.Time{t0.Add(time.Hour), t0}}, Result{LogID: "v1", LogIndex: 1, IntegratedTime: t0.Add(time.Minute)}},
+		{"one second, by index", Result{LogID: "aa", LogIndex: 7, IntegratedTime: t0}, Result{LogID: "aa", LogIndex: 8, IntegratedTime: t0}},
+		{"no time last", Result{LogID: "aa", LogIndex: 9, IntegratedTime: t0}, Result{LogID: "aa", LogIndex: 1}},
+		{"at last by bytes", Result{Bundle: []byte("a")}, Result{Bundle: []byte("b")}},
+	}
+	for _, tt := range tests {
+		if !earlierEntry(&tt.first, &tt.then) || earlierEntry(&tt.then, &tt.first) {
+			t.Errorf("%s: earlierEntry does not put %+v first", tt.name, tt.first)
+		}
+	}
+}

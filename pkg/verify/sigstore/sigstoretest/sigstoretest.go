@@ -553,6 +553,15 @@ func (g *GitHub) Add(repo, sha256Hex string, bundle []byte) {
 	g.bundles[k] = append(g.bundles[k], bundle)
 }
 
+// Set publishes bundles as the attestations of repo for the artifact with
+// the given sha256 (hex), in place of those added before, and lists them in
+// this order: GitHub's API promises none.
+func (g *GitHub) Set(repo, sha256Hex string, bundles ...[]byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.bundles[repo+" sha256:"+strings.ToLower(sha256Hex)] = bundles
+}
+
 // Requests lists the request URIs answered, in order.
 func (g *GitHub) Requests() []string {
 	g.mu.Lock()
