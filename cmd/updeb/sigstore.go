@@ -118,13 +118,20 @@ func (g *globalOptions) newSigstoreVerifier(c *config.Config, f *fetch.Fetcher) 
 	return g.sigstoreVerifier(c, sigstoreOptions(c, f))
 }
 
-// sigstoreVerifier is newSigstoreVerifier with its options given.
+// sigstoreVerifier is newSigstoreVerifier with its options given. The
+// trusted root is read when a source signed with Sigstore is first verified
+// (once for the run, whatever runs in parallel), not before: a root this
+// user cannot read or that is corrupt (a state folder under another HOME)
+// fails those sources, with its hint, and no build or bump of a recipe
+// signed otherwise.
 func (g *globalOptions) sigstoreVerifier(c *config.Config, o sigstore.Options) (*sigstore.Verifier, error) {
-	tr, err := g.trustedRootFor(c)
-	if err != nil {
-		return nil, err
-	}
-	v, err := sigstore.New(tr.root, o)
+	v, err := sigstore.NewDeferred(func() (*sigstore.TrustedRoot, error) {
+		tr, err := g.trustedRootFor(c)
+		if err != nil {
+			return nil, err
+		}
+		return tr.root, nil
+	}, o)
 	if err != nil {
 		return nil, invalidInput(err, "check sigstore: in the config")
 	}

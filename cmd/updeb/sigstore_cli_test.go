@@ -950,3 +950,57 @@ func statementOf(t *testing.T, envelope []byte) []byte {
 	}
 	return statement
 }
+
+// TestUnusableTrustedRootOnlyFailsSigstore: a refreshed trusted root in the
+// state folder that updeb cannot use (corrupt; a symlink loop; unreadable,
+// where the tests do not run as root, whom modes do not stop) fails the
+// sources signed with Sigstore, exit 2 naming it, and no command on a recipe
+// signed otherwise: it failed every build, as a state folder under another
+// user's HOME (su without -) does.
+func TestUnusableTrustedRootOnlyFailsSigstore(t *testing.T) {
+	f := newSigFix(t)
+	f.attest(toolWorkflow, actionsIssuer, f.artifact)
+	f.config("")
+	sum := sha256.Sum256(f.artifact)
+	f.write("mirror/releases.example.org/tool/v1.0.0/SHA256SUMS", []byte(hex.EncodeToString(sum[:])+"  tool-amd64\n"))
+	f.write("recipes/plain-tool.yaml", []byte(strings.NewReplacer("NAME", "plain-tool", "SHA", hex.EncodeToString(sum[:]),
+		"SIG", "{none: \"test fixture\"}\n    checksums: {url: \"https://releases.example.org/tool/v{{.Version}}/SHA256SUMS\"}").Replace(toolRecipe)))
+	root := filepath.Join(f.dir, "state", refreshedRootFile)
+	unusable := map[string]func(){
+		"corrupt": func() { f.write("state/"+refreshedRootFile, []byte("{\"mediaType\": 1}\n")) },
+		"a symlink loop": func() {
+			if err := os.Symlink(filepath.Base(root), root); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	if os.Geteuid() != 0 { // modes do not stop root
+		unusable["unreadable"] = func() {
+			f.write("state/"+refreshedRootFile, f.vs.TrustedRoot())
+			if err := os.Chmod(root, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for name, make := range unusable {
+		t.Run(name, func(t *testing.T) {
+			if err := os.RemoveAll(filepath.Dir(root)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			make()
+			for _, args := range [][]string{{"build", "plain-tool"}, {"verify", "plain-tool"}, {"lint", "plain-tool"}} {
+				if code, stdout, stderr := f.run(args...); code != 0 {
+					t.Errorf("%s: exit %d, want 0: a root it does not use\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+				}
+			}
+			code, stdout, stderr := f.run("build", "plain-tool", "attest-tool")
+			if code != exitUsage || !strings.Contains(stderr, root) || !strings.Contains(stderr, "run 'updeb trust refresh' again") ||
+				!strings.Contains(stdout, "plain-tool") || strings.Count(stdout, " built ") != 1 {
+				t.Errorf("build of both: exit %d, want %d naming %s, and plain-tool built\n%s%s", code, exitUsage, root, stdout, stderr)
+			}
+		})
+	}
+}

@@ -29,6 +29,9 @@ const maxBundleSize = 16 << 20
 // public key of a key-signed bundle. source names the bundle (file or URL) in
 // messages. ctx is only checked for cancellation.
 func (v *Verifier) VerifyBundle(ctx context.Context, pol Policy, artifact digest.Set, bundleJSON []byte, source string) (*Result, error) {
+	if err := v.trusted(); err != nil {
+		return nil, err
+	}
 	id, err := pol.compile()
 	if err != nil {
 		return nil, err

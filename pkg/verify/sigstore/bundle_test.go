@@ -5,8 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/updeb/updeb/pkg/digest"
@@ -586,6 +588,45 @@ func TestIdentityPrefix(t *testing.T) {
 	} {
 		if got := IdentityPrefix(re); got != want {
 			t.Errorf("IdentityPrefix(%s) = %q, want %q", re, got, want)
+		}
+	}
+}
+
+// TestNewDeferred: the root is read when the Verifier first verifies, once
+// for every goroutine that verifies at the same time, and its error is
+// every verification's; a Verifier that verifies nothing never reads it.
+func TestNewDeferred(t *testing.T) {
+	c := realBundles[0]
+	b, tr := readTestdata(t, c.file), c.trustedRoot(t)
+	for _, bad := range []bool{false, true} {
+		var mu sync.Mutex
+		loads := 0
+		unusable := errors.New("trusted_root.json: unreadable")
+		v, err := NewDeferred(func() (*TrustedRoot, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			loads++
+			if bad {
+				return nil, unusable
+			}
+			return tr, nil
+		}, Options{HTTPClient: &http.Client{}})
+		if err != nil || loads != 0 {
+			t.Fatalf("NewDeferred: %v, %d loads before any verification", err, loads)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = v.VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file) })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if bad && !errors.Is(err, unusable) || !bad && err != nil {
+				t.Errorf("bad root %v: verification %d: %v", bad, i, err)
+			}
+		}
+		if loads != 1 || (v.TrustedRoot() == nil) != bad {
+			t.Errorf("bad root %v: %d loads, root %v; want one", bad, loads, v.TrustedRoot())
 		}
 	}
 }

@@ -105,6 +105,9 @@ func checkDetached(pol Policy, artifact digest.Set, d Detached) (*detached, erro
 // Rekor entry VerifyDetached would fetch, for a caller that fetches it itself
 // and passes the answer in Detached.RekorEntry.
 func (v *Verifier) RekorEntryURL(pol Policy, artifact digest.Set, d Detached) (string, error) {
+	if err := v.trusted(); err != nil {
+		return "", err
+	}
 	c, err := checkDetached(pol, artifact, d)
 	if err != nil {
 		return "", err
@@ -125,6 +128,9 @@ func (v *Verifier) RekorEntryURL(pol Policy, artifact digest.Set, d Detached) (s
 // The signature, certificate and Policy are checked before any request, so a
 // wrong identity or an altered artifact is refused offline.
 func (v *Verifier) VerifyDetached(ctx context.Context, pol Policy, artifact digest.Set, d Detached) (*Result, error) {
+	if err := v.trusted(); err != nil {
+		return nil, err
+	}
 	c, err := checkDetached(pol, artifact, d)
 	if err != nil {
 		return nil, err

@@ -52,6 +52,9 @@ type attestationPage struct {
 // GitHub serves by reference (bundle_url, snappy-compressed) are fetched
 // without the token.
 func (v *Verifier) VerifyGitHubAttestations(ctx context.Context, pol Policy, artifact digest.Set, repo string) (*Result, error) {
+	if err := v.trusted(); err != nil {
+		return nil, err
+	}
 	id, err := pol.compile()
 	if err != nil {
 		return nil, err

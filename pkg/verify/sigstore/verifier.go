@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/bundle"
@@ -58,6 +59,12 @@ type Verifier struct {
 	o      Options
 	rekor  *url.URL
 	github *url.URL
+
+	// load reads root on first use (NewDeferred), once for every
+	// goroutine: loaded guards root and loadErr.
+	load    func() (*TrustedRoot, error)
+	loaded  sync.Once
+	loadErr error
 }
 
 // New returns a Verifier trusting root. Besides the transparency-log entry and
@@ -67,6 +74,18 @@ func New(tr *TrustedRoot, o Options) (*Verifier, error) {
 	if tr == nil {
 		return nil, fmt.Errorf("%w: no trusted root", ErrPolicy)
 	}
+	return newWith(tr, nil, o)
+}
+
+// NewDeferred is New with the trusted root read by load when the Verifier
+// first verifies something, not before: a program that may verify nothing
+// (a build of recipes signed otherwise) does not fail on a root it does not
+// need. load runs at most once; its error is every verification's then.
+func NewDeferred(load func() (*TrustedRoot, error), o Options) (*Verifier, error) {
+	return newWith(nil, load, o)
+}
+
+func newWith(tr *TrustedRoot, load func() (*TrustedRoot, error), o Options) (*Verifier, error) {
 	if o.RekorURL == "" {
 		o.RekorURL = DefaultRekorURL
 	}
@@ -76,7 +95,7 @@ func New(tr *TrustedRoot, o Options) (*Verifier, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	v := &Verifier{root: tr, o: o}
+	v := &Verifier{root: tr, o: o, load: load}
 	var err error
 	if v.rekor, err = baseURL("RekorURL", o.RekorURL); err != nil {
 		return nil, err
@@ -184,8 +203,30 @@ func baseURL(field, s string) (*url.URL, error) {
 	return u, nil
 }
 
-// TrustedRoot is the root the Verifier trusts.
-func (v *Verifier) TrustedRoot() *TrustedRoot { return v.root }
+// TrustedRoot is the root the Verifier trusts; nil when NewDeferred's load
+// failed.
+func (v *Verifier) TrustedRoot() *TrustedRoot {
+	if v.trusted() != nil {
+		return nil
+	}
+	return v.root
+}
+
+// trusted reads the root of NewDeferred, once, and returns why it could
+// not be: each exported method calls it before it reads v.root.
+func (v *Verifier) trusted() error {
+	v.loaded.Do(func() {
+		if v.load == nil {
+			return
+		}
+		var tr *TrustedRoot
+		if tr, v.loadErr = v.load(); v.loadErr == nil && tr == nil {
+			v.loadErr = fmt.Errorf("%w: no trusted root", ErrPolicy)
+		}
+		v.root = tr
+	})
+	return v.loadErr
+}
 
 // Shape names the kind of Sigstore material that was verified.
 type Shape string
