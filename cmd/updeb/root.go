@@ -275,8 +275,12 @@ func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty ter
 	g := &globalOptions{stdout: out, stderr: stderr, term: tty}
 	root := newRootCmd(g)
 	root.SetArgs(args)
-	err := root.ExecuteContext(lockfile.WithWaitNotice(ctx, func(path string) {
-		g.logger().Info("waiting for a lock that another updeb process holds (Ctrl-C stops waiting)", "lock", path)
+	err := root.ExecuteContext(lockfile.WithWaitNotice(ctx, func(path, holder string) {
+		args := []any{"lock", path}
+		if holder != "" {
+			args = append(args, "holder", holder)
+		}
+		g.logger().Info("waiting for a lock that another updeb process holds (Ctrl-C stops waiting)", args...)
 	}))
 	g.closeConsole()
 	if err == nil {

@@ -104,16 +104,19 @@ func AcquireFile(ctx context.Context, path string, poll time.Duration) (*Lock, e
 const NoticeAfter = time.Second
 
 // ErrHeld is wrapped, with the context's error, when a wait for a lock that
-// another process holds ends before the lock was taken.
+// another process holds ends before the lock was taken; the message names
+// the holder when it is known (see WithWaitNotice).
 var ErrHeld = errors.New("waiting for lock")
 
 type noticeKey struct{}
 
 // WithWaitNotice returns a copy of ctx under which Acquire, AcquireDir and
-// AcquireFile call notice once, with the lock's path, when they have waited
-// NoticeAfter for a lock that someone else holds: a command that waits for
-// another process can say so instead of seeming to hang.
-func WithWaitNotice(ctx context.Context, notice func(path string)) context.Context {
+// AcquireFile call notice once, with the lock's path and who holds it
+// ("pid 1234 (updeb publish ...)", "" when that is not known), when they
+// have waited NoticeAfter for a lock that someone else holds: a command
+// that waits for another process can say so, and for which, instead of
+// seeming to hang.
+func WithWaitNotice(ctx context.Context, notice func(path, holder string)) context.Context {
 	return context.WithValue(ctx, noticeKey{}, notice)
 }
 
@@ -123,7 +126,7 @@ func wait(ctx context.Context, f *os.File, path string, poll time.Duration, how 
 	if poll <= 0 {
 		poll = 50 * time.Millisecond
 	}
-	notice, _ := ctx.Value(noticeKey{}).(func(string))
+	notice, _ := ctx.Value(noticeKey{}).(func(string, string))
 	start := time.Now()
 	for {
 		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
@@ -135,13 +138,17 @@ func wait(ctx context.Context, f *os.File, path string, poll time.Duration, how 
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		if notice != nil && time.Since(start) >= NoticeAfter {
-			notice(path)
+			notice(path, holders(f))
 			notice = nil
 		}
 		select {
 		case <-ctx.Done():
+			who := "another updeb process holds it"
+			if h := holders(f); h != "" {
+				who += ": " + h
+			}
 			f.Close()
-			return nil, fmt.Errorf("%w %s (another updeb process holds it): %w", ErrHeld, path, ctx.Err())
+			return nil, fmt.Errorf("%w %s (%s): %w", ErrHeld, path, who, ctx.Err())
 		case <-time.After(poll):
 		}
 	}

@@ -3,11 +3,13 @@ package lockfile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -305,7 +307,7 @@ func TestAcquireFile(t *testing.T) {
 func TestWaitNotice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lock")
 	var noticed []string
-	ctx := WithWaitNotice(context.Background(), func(p string) { noticed = append(noticed, p) })
+	ctx := WithWaitNotice(context.Background(), func(p, _ string) { noticed = append(noticed, p) })
 	l, err := Acquire(ctx, path, 5*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -325,6 +327,53 @@ func TestWaitNotice(t *testing.T) {
 	l2.Unlock()
 	if !slices.Equal(noticed, []string{path}) {
 		t.Errorf("noticed %v after waiting %v, want [%s] once", noticed, time.Since(start), path)
+	}
+}
+
+// TestWaitNamesTheHolder: a wait for a lock whose holder is stuck (a
+// process stopped with SIGSTOP or Ctrl-Z, which holds it until someone
+// looks) names that process, its pid and command line, in the notice and
+// in the error of the wait given up: "another updeb process" alone left
+// the user to guess which of the updeb processes running it was.
+func TestWaitNamesTheHolder(t *testing.T) {
+	if p := os.Getenv("LOCKFILE_HOLD_STOPPED"); p != "" {
+		take := Acquire
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			take = AcquireDir
+		}
+		if _, err := take(context.Background(), p, 0); err != nil {
+			os.Stdout.WriteString("error: " + err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Stdout.WriteString("held\n")
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	dir := t.TempDir()
+	for _, p := range []string{filepath.Join(dir, "lock"), dir} {
+		holder, line := testenv.StartHelper(t, "TestWaitNamesTheHolder", "LOCKFILE_HOLD_STOPPED="+p)
+		if line != "held" {
+			t.Fatalf("helper: %s", line)
+		}
+		if err := holder.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		// The wait is given up once the notice is out.
+		ctx, cancel := context.WithCancel(context.Background())
+		var noticed string
+		ctx = WithWaitNotice(ctx, func(_, h string) { noticed = h; cancel() })
+		take := Acquire
+		if p == dir {
+			take = AcquireDir
+		}
+		_, err := take(ctx, p, 5*time.Millisecond)
+		want := fmt.Sprintf("pid %d (%s -test.run ^TestWaitNamesTheHolder$)", holder.Process.Pid, os.Args[0])
+		if noticed != want {
+			t.Errorf("%s: the notice names the holder %q, want %q", p, noticed, want)
+		}
+		if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "another updeb process holds it: "+want) {
+			t.Errorf("%s: a wait given up: %v, want the holder named: %s", p, err, want)
+		}
 	}
 }
 
