@@ -253,13 +253,17 @@ func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptio
 	} else {
 		err = printApply(out, p, res)
 	}
+	// The description is written whether or not the report reached
+	// stdout: the changes are in the tree, and the description is what
+	// they are committed with ('updeb plan --apply --message m | head -1'
+	// ended with the changes written and no description).
+	if o.message != "" && !o.dryRun {
+		if werr := writeOutput(cmd.Context(), o.message, plan.Describe(p, res, verification)); werr != nil {
+			return errors.Join(err, werr)
+		}
+	}
 	if err != nil {
 		return err
-	}
-	if o.message != "" && !o.dryRun {
-		if err := writeOutput(cmd.Context(), o.message, plan.Describe(p, res, verification)); err != nil {
-			return err
-		}
 	}
 	errs := append(listErrs, res.Errors()...)
 	if stopped != nil {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -291,6 +292,38 @@ func TestPlanApply(t *testing.T) {
 	}
 	if st := w.git("status", "--porcelain"); st != "" {
 		t.Errorf("the second run changed the tree:\n%s", st)
+	}
+}
+
+// TestPlanApplyClosedStdout: plan --apply whose stdout is a pipe its
+// reader closed ('updeb plan --apply --message change.txt | head -1')
+// exits 141 and still writes the change description: the bump it made
+// stays in the tree, and the description is what the tracking job commits
+// it with. The failed print returned first, and the description was lost.
+func TestPlanApplyClosedStdout(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.release("kubernetes", "1.36.5", "2026-11-12")
+	r, stdout, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer stdout.Close()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(w.root); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	msg := filepath.Join(filepath.Dir(w.root), "change.txt")
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"--config", w.config, "--state", w.state, "--cache", w.cache,
+		"plan", "--apply", "--only", "kubernetes-1.36", "--message", msg, "--base", "no-such-revision", "--now", "2026-11-28"}, stdout, &stderr)
+	if got := w.read("recipes/kubernetes-1.36.yaml"); !strings.Contains(got, "version: 1.36.5\n") {
+		t.Fatalf("kubernetes-1.36 was not bumped (exit %d):\n%s\n%s", code, stderr.String(), got)
+	}
+	desc, err := os.ReadFile(msg)
+	if code != exitClosedPipe || err != nil || !strings.Contains(string(desc), "kubernetes-1.36") || !strings.Contains(string(desc), "1.36.5") {
+		t.Errorf("plan --apply --message, stdout closed: exit %d, want %d, and the description written (%v):\n%s\n%s", code, exitClosedPipe, err, desc, stderr.String())
 	}
 }
 
