@@ -5,6 +5,7 @@ import (
 
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -1044,5 +1045,51 @@ func TestOutdatedListingRepeatsItsPage(t *testing.T) {
 	w.gh.IgnorePages(false)
 	if code, stdout, stderr := w.updeb("outdated", "--now", "2026-10-25", "helm"); code != 0 || !strings.Contains(stdout, "3.21.154") {
 		t.Errorf("outdated helm, each page answered: exit %d, want 0 with 3.21.154 newest\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestMarkedEndOfLifeSupportedAgain: the loop marked kubernetes-1.34
+// end-of-life on the support data's day; endoflife.date then moves that day
+// later (an extension: 1.34 is security-only until 2027-01-27) and
+// upstream ships a patch of it. The mark stops every bump of the line, so
+// the patch waits for a person to remove it: plan's verdict, and the status
+// page's, say so and name the recipe, where both said every recipe was at
+// the newest release of its track (a green page, the patch never shipped).
+func TestMarkedEndOfLifeSupportedAgain(t *testing.T) {
+	w := newTrackingWorld(t)
+	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped", "--write", "compat-data.yaml"); code != 0 {
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := w.updeb("plan", "--apply", "--now", "2026-11-01"); code != 1 || !strings.Contains(out, "  retire kubernetes-1.34: end-of-life: 2026-10-27") {
+		t.Fatalf("the month's run: exit %d\n%s%s", code, out, errs)
+	}
+	w.git("add", "-A")
+	w.git("commit", "-q", "-m", "the month's run")
+	w.cycle(eoltest.Cycle("kubernetes", "1.34", "2025-08-27", "2026-08-27", "2027-01-27", "1.34.8"))
+	w.release("kubernetes", "1.34.8", "2026-11-10")
+	if code, out, errs := w.updeb("data", "refresh", "--write", "compat-data.yaml"); code != 0 {
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	want := "kubernetes-1.34 (eol since 2026-10-27 (marked in the recipe, but the support data says security-only until 2027-01-27: remove the mark to track it again))"
+	code, out, errs := w.updeb("plan", "--now", "2026-11-12")
+	if code != 0 || strings.Contains(out, "No action needed") || !strings.Contains(out, "No action found, but 1 recipe(s) are marked end-of-life while the support data calls their cycle supported: "+want+".") {
+		t.Errorf("plan: exit %d\n%s%s", code, out, errs)
+	}
+	site := filepath.Join(filepath.Dir(w.root), "site")
+	if code, out, errs := w.updeb("report", "--output", site, "--now", "2026-11-12"); code != 0 {
+		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
+	}
+	var r struct {
+		Verdict struct{ Level, Text string } `json:"verdict"`
+	}
+	b, err := os.ReadFile(filepath.Join(site, "report.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict.Level != "action" || !strings.Contains(r.Verdict.Text, "1 recipe(s) marked end-of-life while the support data calls their cycle supported: "+want) {
+		t.Errorf("the page's verdict: %+v", r.Verdict)
 	}
 }

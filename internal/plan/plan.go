@@ -127,6 +127,12 @@ type Recipe struct {
 	// Withdrawn says that the recipe's own release is gone upstream
 	// (deleted, or made a draft again: track.Candidates.Withdrawn).
 	Withdrawn string `json:"withdrawn,omitempty"`
+	// MarkedButSupported is what the support data says of the cycle of a
+	// recipe whose end-of-life: mark is reached when the data does not call
+	// it end-of-life (endoflife.date moved the day later after the mark was
+	// written): the mark stops the line's bumps, so its patches wait for a
+	// person to remove it. Empty otherwise.
+	MarkedButSupported string `json:"marked_but_supported,omitempty"`
 	// NoWatch: the recipe has no watch, so there is nothing upstream to check.
 	NoWatch bool   `json:"no_watch,omitempty"`
 	Behind  bool   `json:"behind"` // Newest is newer than Version
@@ -394,6 +400,12 @@ func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *sup
 				dataSays = rec.Support
 			}
 			rec.State, rec.Support = supportdata.EndOfLife.String(), track.MarkedSupport(rec.EndOfLife, dataSays)
+			if dataSays != "" {
+				// The patches the mark holds back are shown (behind), for
+				// the person who removes it.
+				rec.MarkedButSupported = dataSays
+				rec.Behind = up.err == "" && compare(up.newest.Version, r.Version) > 0
+			}
 			return rec, nil // marked: nothing more to do with it
 		}
 	}

@@ -49,6 +49,9 @@ func (p *Plan) Verdict() string {
 		if gone := p.withdrawn(); len(gone) > 0 {
 			return fmt.Sprintf("No action found, but %d recipe(s) are at a release upstream no longer lists (deleted, or made a draft again: withdrawn?): %s.", len(gone), strings.Join(gone, ", "))
 		}
+		if marked := p.MarkedButSupported(); len(marked) > 0 {
+			return fmt.Sprintf("No action found, but %d recipe(s) are marked end-of-life while the support data calls their cycle supported: %s.", len(marked), strings.Join(marked, ", "))
+		}
 		if p.SetsFile == "" {
 			// No release set file (a run started in another folder):
 			// nothing was checked, which "passes" would hide.
@@ -90,6 +93,21 @@ func (p *Plan) withdrawn() []string {
 		for _, r := range c.Recipes {
 			if r.Withdrawn != "" {
 				out = append(out, r.Name+" "+r.Version)
+			}
+		}
+	}
+	return out
+}
+
+// MarkedButSupported names the recipes whose end-of-life: mark holds back
+// a line the support data calls supported, with their support text (which
+// says to remove the mark).
+func (p *Plan) MarkedButSupported() []string {
+	var out []string
+	for _, c := range p.Components {
+		for _, r := range c.Recipes {
+			if r.MarkedButSupported != "" {
+				out = append(out, r.Name+" ("+r.Support+")")
 			}
 		}
 	}

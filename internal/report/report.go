@@ -343,6 +343,11 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 	if len(withdrawn) > 0 {
 		todo = append(todo, fmt.Sprintf("%d recipe(s) at a release upstream no longer lists (deleted, or made a draft again: withdrawn?): %s; check upstream's notice before building them again", len(withdrawn), strings.Join(withdrawn, ", ")))
 	}
+	if marked := r.Plan.MarkedButSupported(); len(marked) > 0 {
+		// The mark stops the line's bumps: its patches ship only once a
+		// person removes it, which nothing else on the page asks for.
+		todo = append(todo, fmt.Sprintf("%d recipe(s) marked end-of-life while the support data calls their cycle supported: %s", len(marked), strings.Join(marked, ", ")))
+	}
 	if len(unchecked) > 0 {
 		todo = append(todo, fmt.Sprintf("%d recipe(s) not checked against upstream, their newest release unknown: %s (see the recipes)", len(unchecked), strings.Join(unchecked, ", ")))
 	}
