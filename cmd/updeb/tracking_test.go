@@ -1093,3 +1093,39 @@ func TestMarkedEndOfLifeSupportedAgain(t *testing.T) {
 		t.Errorf("the page's verdict: %+v", r.Verdict)
 	}
 }
+
+// TestPlanApplyPatchOfAViolatingSet: the release set of a new Kubernetes
+// minor violates a rule from the day it is added (Helm 3.21 supports
+// Kubernetes 1.36 at most, for a person to decide). A patch of that minor
+// moves the set's Kubernetes version, and with it the words of the helm
+// violation ("the set has kubernetes 1.37.1"), which is still the one
+// violation the set had: the bump brings none and fixes none, and is done,
+// where it was held back as breaking the set, and every patch of the minor
+// with it, until Helm caught up.
+func TestPlanApplyPatchOfAViolatingSet(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.release("kubernetes", "1.37.0", "2026-11-18")
+	w.cycle(eoltest.Cycle("kubernetes", "1.37", "2026-11-18", "2027-10-28", "2027-12-28", "1.37.0"))
+	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped", "--table", "endoflife"); code != 0 {
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := w.updeb("plan", "--apply", "--only", "kubernetes-1.37", "--now", "2026-11-20")
+	if code != 1 || !strings.Contains(out, "  add    kubernetes-1.37 (from kubernetes-1.36) at 1.37.0") {
+		t.Fatalf("the add: exit %d\n%s%s", code, out, errs)
+	}
+	w.git("add", "-A")
+	w.git("commit", "-q", "-m", "kubernetes 1.37")
+	w.release("kubernetes", "1.37.1", "2026-12-10")
+	code, out, errs = w.updeb("plan", "--now", "2026-12-12")
+	if code != 0 || strings.Contains(out, "breaks kubernetes137") || strings.Contains(out, "fixes kubernetes137") ||
+		!strings.Contains(out, "compat release set kubernetes137: helm: helm 3.21.4 supports Kubernetes 1.33.x to 1.36.x (Helm's n-3 table), the set has kubernetes 1.37.1; no action of the plan resolves it") {
+		t.Errorf("the plan: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = w.updeb("plan", "--apply", "--only", "kubernetes-1.37", "--now", "2026-12-12")
+	if code != 1 || !strings.Contains(out, "  bump   kubernetes-1.37 1.37.0 -> 1.37.1") || strings.Contains(out, "held back") {
+		t.Errorf("the patch: exit %d, want 1\n%s%s", code, out, errs)
+	}
+	if got := w.read("recipes/kubernetes-1.37.yaml"); !strings.Contains(got, "version: 1.37.1\n") {
+		t.Errorf("kubernetes-1.37:\n%s", got)
+	}
+}

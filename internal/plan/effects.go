@@ -53,6 +53,11 @@ type verdicts struct {
 	order      []string
 	kubernetes map[string]string
 	violations map[string][]string
+	// rules is, per set, which rule each violation breaks between which
+	// components (in violations' order): what tells a violation an action
+	// brings from one the set had, whose words name the versions the action
+	// moves ("the set has kubernetes 1.37.1" after a patch of Kubernetes).
+	rules map[string][]string
 }
 
 // effects fills in p.Sets, each action's Sets and the compat actions: the
@@ -145,17 +150,8 @@ func diff(from, to verdicts) []SetEffect {
 	for _, name := range to.order {
 		_, existed := from.kubernetes[name]
 		e := SetEffect{Set: name, New: !existed}
-		had, has := setOf(from.violations[name]), setOf(to.violations[name])
-		for _, v := range to.violations[name] {
-			if !had[v] {
-				e.Breaks = append(e.Breaks, v)
-			}
-		}
-		for _, v := range from.violations[name] {
-			if !has[v] {
-				e.Fixes = append(e.Fixes, v)
-			}
-		}
+		e.Breaks = beyond(to, from, name)
+		e.Fixes = beyond(from, to, name)
 		if e.New || len(e.Breaks) > 0 || len(e.Fixes) > 0 {
 			out = append(out, e)
 		}
@@ -163,10 +159,21 @@ func diff(from, to verdicts) []SetEffect {
 	return out
 }
 
-func setOf(s []string) map[string]bool {
-	out := make(map[string]bool, len(s))
-	for _, v := range s {
-		out[v] = true
+// beyond is the violations of set name in a that b lacks: those of a rule
+// between components that b has fewer of. A violation that stays, its
+// words changed with the versions an action moved, is in neither.
+func beyond(a, b verdicts, name string) []string {
+	left := map[string]int{}
+	for _, r := range b.rules[name] {
+		left[r]++
+	}
+	var out []string
+	for i, r := range a.rules[name] {
+		if left[r] > 0 {
+			left[r]--
+			continue
+		}
+		out = append(out, a.violations[name][i])
 	}
 	return out
 }
@@ -175,7 +182,7 @@ func setOf(s []string) map[string]bool {
 // or, with only, on the recipes and sets given instead, keeping the verdicts
 // on the components of only.
 func (w *world) evaluate(file string, data *supportdata.Data, o Options, only *scope) (verdicts, error) {
-	v := verdicts{kubernetes: map[string]string{}, violations: map[string][]string{}}
+	v := verdicts{kubernetes: map[string]string{}, violations: map[string][]string{}, rules: map[string][]string{}}
 	var sets []compat.ReleaseSet
 	var rs []*recipe.Recipe
 	if only != nil {
@@ -197,6 +204,7 @@ func (w *world) evaluate(file string, data *supportdata.Data, o Options, only *s
 		if f.Severity == compat.Violation && (only == nil || only.comps[f.Component]) && !seen[f.Set+"\x00"+msg] {
 			seen[f.Set+"\x00"+msg] = true
 			v.violations[f.Set] = append(v.violations[f.Set], msg)
+			v.rules[f.Set] = append(v.rules[f.Set], f.Rule+"\x00"+f.Component+"\x00"+f.Other)
 		}
 	}
 	return v, nil

@@ -20,7 +20,8 @@ import (
 // the aa* and the zz* ones): values written out (some as v1.2.0), named as
 // recipe:NAME, ranges (one from the version bumped), recipes that require
 // the one before them, versions a set file cannot take as written, a
-// product at its end of life (a retire), and violations that stay; with
+// product at its end of life (a retire), violations that stay (their words
+// changed with the version bumped) and one a bump fixes; with
 // odd, bumps to versions that are none, which only the set file itself (read
 // again for each) can refuse.
 func manyActions(t *testing.T, n int, odd bool) ([]*recipe.Recipe, *supportdata.Copy, Options) {
@@ -62,6 +63,9 @@ func manyActions(t *testing.T, n int, odd bool) ([]*recipe.Recipe, *supportdata.
 			r.Requires = map[string]string{comp(i+1, n): "<< 1.0"}
 		}
 		newest[name] = fmt.Sprintf("1.%d.1", i)
+		if i == 3 {
+			newest[name] = "9.0.0" // ships its range's end: a violation fixed
+		}
 		if odd && i%13 == 4 {
 			newest[name] = fmt.Sprintf("1.%d.1_x", i) // no upstream version
 		}
