@@ -358,6 +358,9 @@ func printApply(w io.Writer, p *plan.Plan, res *plan.ApplyResult) error {
 		if c.Sets != "" {
 			fmt.Fprintf(&b, "         release sets: %s\n", c.Sets)
 		}
+		if len(c.Warns) > 0 {
+			fmt.Fprintf(&b, "         new compat warnings: %s\n", strings.Join(c.Warns, "; "))
+		}
 	}
 	for _, k := range res.Skipped {
 		fmt.Fprintf(&b, "  not done: %s %s %s: %s\n", k.Action.Kind, k.Action.Recipe, k.Action.Version, k.Why)

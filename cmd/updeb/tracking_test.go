@@ -1129,3 +1129,34 @@ func TestPlanApplyPatchOfAViolatingSet(t *testing.T) {
 		t.Errorf("kubernetes-1.37:\n%s", got)
 	}
 }
+
+// TestPlanApplyBumpIntoALaggingTable: Helm publishes 3.22 before its
+// version skew table has a row for it (upstream's pages lag by weeks). The
+// bump passed every release set from a checked range (Helm 3.21: 1.33 to
+// 1.36) to an unknown one, a warning compat gives, but plan, plan --apply
+// and the change description said only "2 version(s) 3.21.4 -> 3.22.0": the
+// reviewer approved a compatibility nobody checked without a word. Each
+// now says which sets the action brings a warning to, and which.
+func TestPlanApplyBumpIntoALaggingTable(t *testing.T) {
+	w := newTrackingWorld(t)
+	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped", "--write", "compat-data.yaml"); code != 0 {
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	w.git("add", "-A")
+	w.git("commit", "-q", "-m", "the data tables")
+	w.release("helm", "3.22.0", "2026-11-12")
+	warns := "warns kubernetes135 (helm: helm 3.22 is not in Helm's version skew table (repository compat-data.yaml, as of "
+	code, out, errs := w.updeb("plan", "--now", "2026-11-20")
+	if code != 0 || !strings.Contains(out, "  bump   helm 3.21.4 is behind its watch track: 3.22.0\n") || !strings.Contains(out, warns) ||
+		!strings.Contains(out, "its Kubernetes range is unknown); warns kubernetes136 (helm: helm 3.22 is not in") {
+		t.Errorf("plan: exit %d\n%s%s", code, out, errs)
+	}
+	msg := filepath.Join(filepath.Dir(w.root), "change.txt")
+	code, out, errs = w.updeb("plan", "--apply", "--only", "helm", "--message", msg, "--now", "2026-11-20")
+	desc, _ := os.ReadFile(msg)
+	want := "  release sets: 2 version(s) 3.21.4 -> 3.22.0\n  new compat warnings: kubernetes135: helm: helm 3.22 is not in Helm's version skew table (repository compat-data.yaml, as of "
+	if code != 1 || !strings.Contains(out, "  bump   helm 3.21.4 -> 3.22.0\n         release sets: 2 version(s) 3.21.4 -> 3.22.0\n         new compat warnings: kubernetes135: helm: helm 3.22 is not in") ||
+		!strings.Contains(string(desc), want) || !strings.Contains(string(desc), "; kubernetes136: helm: helm 3.22 is not in Helm's version skew table") {
+		t.Errorf("plan --apply: exit %d\n%s%s\n%s", code, out, errs, desc)
+	}
+}

@@ -44,6 +44,10 @@ type Change struct {
 	VerifiedBy   []string `json:"verified_by,omitempty"` // what vouched for the new bytes
 	ReleaseNotes string   `json:"release_notes,omitempty"`
 	Sets         string   `json:"sets,omitempty"` // what the release set file learnt
+	// Warns is the compat warnings the change brings to sets that were
+	// there, "SET: COMPONENT: MESSAGE" (SetEffect.Warns): a range a table
+	// does not know yet, checked by nobody.
+	Warns []string `json:"warns,omitempty"`
 	// SetOnly: an add whose recipe was there; only its release set was added.
 	SetOnly bool `json:"set_only,omitempty"`
 	DryRun  bool `json:"dry_run,omitempty"`
@@ -161,6 +165,7 @@ func Apply(ctx context.Context, p *Plan, rs []*recipe.Recipe, o ApplyOptions) (*
 			continue
 		}
 		if c != nil {
+			c.Warns = warnMessages(a)
 			if a.Kind == ActBump && a.Track != "" {
 				moved[a.Recipe] = true
 			}
@@ -186,11 +191,21 @@ var errDone = errors.New("done already")
 func fail(a Action, err error) Failure { return Failure{Action: a, Error: err.Error(), err: err} }
 
 func breakMessages(a Action) []string {
+	return setMessages(a, func(e SetEffect) []string { return e.Breaks })
+}
+
+func warnMessages(a Action) []string {
+	return setMessages(a, func(e SetEffect) []string { return e.Warns })
+}
+
+// setMessages is what of each of a's effects on a set that was there
+// (SetEffect.Breaks, Warns) says, each after its set's name.
+func setMessages(a Action, what func(SetEffect) []string) []string {
 	var out []string
 	for _, e := range a.Sets {
 		if !e.New {
-			for _, b := range e.Breaks {
-				out = append(out, e.Set+": "+b)
+			for _, m := range what(e) {
+				out = append(out, e.Set+": "+m)
 			}
 		}
 	}

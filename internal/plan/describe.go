@@ -102,6 +102,9 @@ func Describe(p *Plan, r *ApplyResult, v *Verification) []byte {
 		if c.Sets != "" {
 			fmt.Fprintf(&b, "  release sets: %s\n", c.Sets)
 		}
+		if len(c.Warns) > 0 {
+			fmt.Fprintf(&b, "  new compat warnings: %s\n", strings.Join(c.Warns, "; "))
+		}
 	}
 	if len(r.Skipped) > 0 {
 		b.WriteString("\nNot done:\n")

@@ -34,6 +34,11 @@ type SetEffect struct {
 	New    bool     `json:"new,omitempty"`    // the action adds the set
 	Breaks []string `json:"breaks,omitempty"` // violations it brings
 	Fixes  []string `json:"fixes,omitempty"`  // violations it removes
+	// Warns is the warnings it brings, such as a version a compatibility
+	// table has no row for yet: what the set was checked against is then
+	// unknown, which the reviewer must be told of (no action is held back
+	// for a warning).
+	Warns []string `json:"warns,omitempty"`
 }
 
 // world is the recipes and the release set file as they would be after
@@ -58,6 +63,8 @@ type verdicts struct {
 	// brings from one the set had, whose words name the versions the action
 	// moves ("the set has kubernetes 1.37.1" after a patch of Kubernetes).
 	rules map[string][]string
+	// warnings and warnRules are the same of each set's warnings.
+	warnings, warnRules map[string][]string
 }
 
 // effects fills in p.Sets, each action's Sets and the compat actions: the
@@ -150,30 +157,34 @@ func diff(from, to verdicts) []SetEffect {
 	for _, name := range to.order {
 		_, existed := from.kubernetes[name]
 		e := SetEffect{Set: name, New: !existed}
-		e.Breaks = beyond(to, from, name)
-		e.Fixes = beyond(from, to, name)
-		if e.New || len(e.Breaks) > 0 || len(e.Fixes) > 0 {
+		e.Breaks = beyond(to.violations[name], to.rules[name], from.rules[name])
+		e.Fixes = beyond(from.violations[name], from.rules[name], to.rules[name])
+		if existed { // a new set's warnings are its own, not the action's
+			e.Warns = beyond(to.warnings[name], to.warnRules[name], from.warnRules[name])
+		}
+		if e.New || len(e.Breaks) > 0 || len(e.Fixes) > 0 || len(e.Warns) > 0 {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// beyond is the violations of set name in a that b lacks: those of a rule
-// between components that b has fewer of. A violation that stays, its
-// words changed with the versions an action moved, is in neither.
-func beyond(a, b verdicts, name string) []string {
+// beyond is the findings of one state (msgs, their rules) that another
+// state (its rules) lacks: those of a rule between components that it has
+// fewer of. A finding that stays, its words changed with the versions an
+// action moved, is in neither.
+func beyond(msgs, rules, other []string) []string {
 	left := map[string]int{}
-	for _, r := range b.rules[name] {
+	for _, r := range other {
 		left[r]++
 	}
 	var out []string
-	for i, r := range a.rules[name] {
+	for i, r := range rules {
 		if left[r] > 0 {
 			left[r]--
 			continue
 		}
-		out = append(out, a.violations[name][i])
+		out = append(out, msgs[i])
 	}
 	return out
 }
@@ -182,7 +193,8 @@ func beyond(a, b verdicts, name string) []string {
 // or, with only, on the recipes and sets given instead, keeping the verdicts
 // on the components of only.
 func (w *world) evaluate(file string, data *supportdata.Data, o Options, only *scope) (verdicts, error) {
-	v := verdicts{kubernetes: map[string]string{}, violations: map[string][]string{}, rules: map[string][]string{}}
+	v := verdicts{kubernetes: map[string]string{}, violations: map[string][]string{}, rules: map[string][]string{},
+		warnings: map[string][]string{}, warnRules: map[string][]string{}}
 	var sets []compat.ReleaseSet
 	var rs []*recipe.Recipe
 	if only != nil {
@@ -201,10 +213,18 @@ func (w *world) evaluate(file string, data *supportdata.Data, o Options, only *s
 	seen := map[string]bool{}
 	for _, f := range rep.Findings {
 		msg := f.Component + ": " + f.Message
-		if f.Severity == compat.Violation && (only == nil || only.comps[f.Component]) && !seen[f.Set+"\x00"+msg] {
-			seen[f.Set+"\x00"+msg] = true
+		if only != nil && !only.comps[f.Component] || seen[f.Set+"\x00"+msg] {
+			continue
+		}
+		seen[f.Set+"\x00"+msg] = true
+		rule := f.Rule + "\x00" + f.Component + "\x00" + f.Other
+		switch f.Severity {
+		case compat.Violation:
 			v.violations[f.Set] = append(v.violations[f.Set], msg)
-			v.rules[f.Set] = append(v.rules[f.Set], f.Rule+"\x00"+f.Component+"\x00"+f.Other)
+			v.rules[f.Set] = append(v.rules[f.Set], rule)
+		case compat.Warning:
+			v.warnings[f.Set] = append(v.warnings[f.Set], msg)
+			v.warnRules[f.Set] = append(v.warnRules[f.Set], rule)
 		}
 	}
 	return v, nil

@@ -156,6 +156,9 @@ func (a Action) setsText() string {
 		if len(e.Breaks) > 0 {
 			what = append(what, fmt.Sprintf("breaks %s (%s)", e.Set, strings.Join(e.Breaks, "; ")))
 		}
+		if len(e.Warns) > 0 {
+			what = append(what, fmt.Sprintf("warns %s (%s)", e.Set, strings.Join(e.Warns, "; ")))
+		}
 		parts = append(parts, strings.Join(what, ", "))
 	}
 	return strings.Join(parts, "; ")
