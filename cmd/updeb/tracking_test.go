@@ -1160,3 +1160,41 @@ func TestPlanApplyBumpIntoALaggingTable(t *testing.T) {
 		t.Errorf("plan --apply: exit %d\n%s%s\n%s", code, out, errs, desc)
 	}
 }
+
+// TestPlanApplyMovesARetiredSingleRecipe: Istio 1.30 reaches its end of
+// life before 1.31 is out, so the loop marks istioctl (a recipe not of a
+// series) end-of-life: there is nothing to move it to. Once Istio 1.31 is
+// out, the loop moves it there (bump --new-minor drops the mark), where
+// the plan passed over every marked recipe: istioctl stayed at 1.30 for
+// good, its release sets deploying an end-of-life Istio "for a person".
+func TestPlanApplyMovesARetiredSingleRecipe(t *testing.T) {
+	w := newTrackingWorld(t)
+	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped", "--write", "compat-data.yaml"); code != 0 {
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := w.updeb("plan", "--apply", "--only", "istioctl", "--now", "2026-12-01"); code != 1 || !strings.Contains(out, "  retire istioctl: end-of-life: 2026-11-30") {
+		t.Fatalf("the retire: exit %d\n%s%s", code, out, errs)
+	}
+	w.git("add", "-A")
+	w.git("commit", "-q", "-m", "istioctl end-of-life")
+	w.release("istioctl", "1.31.0", "2026-12-05")
+	istio131 := eoltest.Cycle("istio", "1.31", "2026-12-05", "", "2027-05-30", "1.31.0")
+	istio131.SupportedKubernetes = "1.32 - 1.36"
+	w.cycle(istio131)
+	if code, out, errs := w.updeb("data", "refresh", "--table", "endoflife", "--write", "compat-data.yaml"); code != 0 {
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := w.updeb("plan", "--apply", "--only", "istioctl", "--now", "2026-12-10")
+	if code != 1 || !strings.Contains(out, "  bump   istioctl 1.30.3 -> 1.31.0\n") {
+		t.Errorf("the move: exit %d, want 1\n%s%s", code, out, errs)
+	}
+	if got := w.read("recipes/istioctl.yaml"); !strings.Contains(got, "version: 1.31.0\n") || strings.Contains(got, "end-of-life:") || !strings.Contains(got, `track: "1.31.x"`) {
+		t.Errorf("istioctl:\n%s", got)
+	}
+	if got := w.read("release-sets.yaml"); strings.Contains(got, "istioctl: 1.30.3") {
+		t.Errorf("the release sets still deploy istioctl 1.30.3:\n%s", got)
+	}
+	if code, out, errs := w.updeb("plan", "--apply", "--only", "istioctl", "--now", "2026-12-10"); code != 0 {
+		t.Errorf("a second run: exit %d, want 0\n%s%s", code, out, errs)
+	}
+}

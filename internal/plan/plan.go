@@ -392,6 +392,7 @@ func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *sup
 		rec.Cycle, rec.State, rec.Support = cyc.Name, st.State.String(), st.String()
 		eol = st.State == supportdata.EndOfLife
 	}
+	base := Action{Component: comp, Product: productOf(product, data), Recipe: n, From: r.Version, Minor: rec.Cycle}
 	if !r.EndOfLife.IsZero() {
 		rec.EndOfLife = day(r.EndOfLife)
 		if !r.EndOfLife.After(o.Now) {
@@ -406,11 +407,23 @@ func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *sup
 				rec.MarkedButSupported = dataSays
 				rec.Behind = up.err == "" && compare(up.newest.Version, r.Version) > 0
 			}
+			// A recipe not of a series marked because its cycle ended
+			// in the support data and no newer minor was out (retire)
+			// still moves once one is, as an unmarked one does: bump
+			// --new-minor drops the mark. Else it stayed at its
+			// end-of-life minor for good, with nothing said. A mark the
+			// data does not account for is a person's: it stays.
+			if !versioned(r) && up.err == "" && eol {
+				if to, ok := newerMinor(r, up, product, covered, data, o.Now); ok {
+					a := moveAction(base, r, to)
+					a.Reason = fmt.Sprintf("%s is marked end-of-life (since %s); %s", n, rec.EndOfLife, a.Reason)
+					return rec, []Action{a}
+				}
+			}
 			return rec, nil // marked: nothing more to do with it
 		}
 	}
 	rec.Behind = up.err == "" && compare(up.newest.Version, r.Version) > 0
-	base := Action{Component: comp, Product: productOf(product, data), Recipe: n, From: r.Version, Minor: rec.Cycle}
 	var acts []Action
 	if rec.Behind && !eol {
 		a := base
