@@ -132,6 +132,16 @@ func (j *trackingJob) run(env ...string) (int, string) {
 	return 0, string(out)
 }
 
+// file writes content to name in the job's folder and returns its path.
+func (j *trackingJob) file(name, content string) string {
+	j.t.Helper()
+	p := filepath.Join(j.dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		j.t.Fatal(err)
+	}
+	return p
+}
+
 func (j *trackingJob) metric() string {
 	b, _ := os.ReadFile(j.metrics)
 	return string(b)
@@ -389,9 +399,8 @@ func TestTrackingJobRefreshKeptSomeTables(t *testing.T) {
 // on the status page, however often the job ran.
 func TestTrackingJobQuietUpstream(t *testing.T) {
 	j := newTrackingJobWithDataFile(t)
-	refresh := filepath.Join(j.dir, "refresh.txt")
-	os.WriteFile(refresh, []byte("support data refreshed: compat-data.yaml\n  kubernetes    4 cycles  no change\n"+
-		"compatibility tables refreshed: compat-data.yaml\n  helm          42 rows    no change (replaced the repository compat-data.yaml copy)\n"), 0o644)
+	refresh := j.file("refresh.txt", "support data refreshed: compat-data.yaml\n  kubernetes    4 cycles  no change\n"+
+		"compatibility tables refreshed: compat-data.yaml\n  helm          42 rows    no change (replaced the repository compat-data.yaml copy)\n")
 	status := filepath.Join(j.dir, "status.json")
 	// A copy dated after today is 0 days old, and stale.
 	for _, c := range []struct {
@@ -465,6 +474,37 @@ func TestTrackingJobDetachedHead(t *testing.T) {
 		}
 		if parent := j.git("rev-parse", "updeb/tracking~1"); parent != main {
 			t.Errorf("run %d made its branch from %s, not %s", i+1, parent, main)
+		}
+	}
+}
+
+// TestTrackingJobQuietUpstreamTableKept: the only old table is one the
+// refresh kept (its upstream page lags, exit 1): the refreshed file gives
+// the others a new as-of date and that table none, so it is not kept for
+// its date: the job proposed such a file every day (and again each day
+// after a merge) while the page lagged, each saying it was kept for a new
+// as-of date of a copy whose old table it left as old. A table that was
+// refreshed and old still has the file kept.
+func TestTrackingJobQuietUpstreamTableKept(t *testing.T) {
+	j := newTrackingJobWithDataFile(t)
+	refresh := j.file("refresh.txt", "compatibility tables refreshed: compat-data.yaml (as of 2026-12-01T00:00:00Z; not refreshed, kept as they were: calico, endoflife)\n"+
+		"  helm          42 rows    no change (replaced the repository compat-data.yaml copy)\n")
+	for _, helmAge := range []int{2, 20} {
+		status := j.file("status.json", fmt.Sprintf("{\n  \"age_days\": 40,\n  \"max_age_days\": 30,\n  \"tables\": [\n    {\"table\": \"endoflife\", \"age_days\": 40, \"stale\": true},\n"+
+			"    {\"table\": \"helm\", \"age_days\": %d, \"stale\": false},\n    {\"table\": \"calico\", \"age_days\": 40, \"stale\": true}\n  ]\n}\n", helmAge))
+		code, out := j.run("FAKE_REFRESH="+refresh, "FAKE_REFRESH_EXIT=1", "FAKE_STATUS="+status)
+		if code != 1 || !strings.Contains(out, "data refresh --write compat-data.yaml failed (exit 1)") {
+			t.Errorf("helm %d days old: exit %d\n%s", helmAge, code, out)
+		}
+		branch := strings.Contains(j.git("branch"), "updeb/tracking")
+		if branch {
+			if msg := j.git("log", "-1", "--format=%B", "updeb/tracking"); !strings.Contains(msg, "kept for its new as-of date, the copy in use being 20 day(s) old") {
+				t.Errorf("helm %d days old: the message:\n%s", helmAge, msg)
+			}
+			j.git("branch", "-q", "-D", "updeb/tracking")
+		}
+		if branch != (helmAge == 20) {
+			t.Errorf("helm %d days old: a branch %v, want %v\n%s", helmAge, branch, helmAge == 20, out)
 		}
 	}
 }
