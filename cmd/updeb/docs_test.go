@@ -1,6 +1,10 @@
 package main
 
 import (
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,8 +18,9 @@ import (
 
 // The documentation's tests: the README stays short, every link leads
 // somewhere, the index lists every document, the code tour lists every
-// package, the examples name packages the recipes build, and the exit rules
-// are documented in the order exit.go tries them.
+// package, the examples name packages the recipes build, the Go names given
+// in code are declared, and the exit rules are documented in the order
+// exit.go tries them.
 
 const repoRoot = "../.."
 
@@ -347,6 +352,73 @@ func TestDocsPackageNames(t *testing.T) {
 	}
 	if got := packagesInExamples("```\npackage { ['kubectl', 'kubelet']:\n```\n"); !slices.Equal(got, []string{"kubectl", "kubelet"}) {
 		t.Errorf("a Puppet package resource reads as %q", got)
+	}
+}
+
+// goName is a Go name the documentation gives in code: `pkg.Name`, or
+// `pkg.Name.Field`, where only pkg.Name is looked up.
+var goName = regexp.MustCompile("`([a-z][a-z0-9]*)\\.([A-Z][A-Za-z0-9_]*)[`.(]")
+
+// docVariables are names the documentation's Go code gives a value, not a
+// package: `f.Add` of a fuzz target's f *testing.F.
+var docVariables = map[string]bool{"f": true}
+
+// TestDocsGoNames: a Go name the documentation gives (`track.MaxIncomplete`,
+// `repo.ErrNotManaged`) is declared in a package of that name: a reader
+// greps for it, and a script matches the error it names.
+func TestDocsGoNames(t *testing.T) {
+	declared := map[string]map[string]bool{} // package folder's name -> its top-level names
+	for _, dir := range goPackages(t) {
+		names := declared[filepath.Base(dir)]
+		if names == nil {
+			names = map[string]bool{}
+			declared[filepath.Base(dir)] = names
+		}
+		files, _ := filepath.Glob(filepath.Join(repoRoot, dir, "*.go"))
+		for _, file := range files {
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl: // a method too: `deb.Info.Problems` reads as deb.Info
+					names[d.Name.Name] = true
+				case *ast.GenDecl:
+					for _, spec := range d.Specs {
+						switch s := spec.(type) {
+						case *ast.TypeSpec:
+							names[s.Name.Name] = true
+						case *ast.ValueSpec:
+							for _, n := range s.Names {
+								names[n.Name] = true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	checked := 0
+	for _, file := range docFiles(t) {
+		for _, m := range goName.FindAllStringSubmatch(readDoc(t, file), -1) {
+			names, ours := declared[m[1]]
+			if !ours {
+				// The standard library's (os.Root), or a variable of an
+				// example (f.Add); a package of no such name is an error.
+				if _, err := build.Import(m[1], "", build.FindOnly); err != nil && !docVariables[m[1]] {
+					t.Errorf("%s: `%s.%s`: this module has no package %s (nor has the standard library)", file, m[1], m[2], m[1])
+				}
+				continue
+			}
+			checked++
+			if !names[m[2]] {
+				t.Errorf("%s: `%s.%s`: no package %s of this module declares %s", file, m[1], m[2], m[1], m[2])
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d Go names found in the documentation: the test no longer reads them", checked)
 	}
 }
 
