@@ -36,6 +36,9 @@ func TestCompatCommand(t *testing.T) {
 		{[]string{"compat", "--set", example, "--recipes", filepath.Join("..", "..", "recipes"), "--now", "2026-08-22", "--format", "markdown"}, 0,
 			"| kubelet | 1.35.4\\* | 1.35.4..1.36.0 |", "support data: bundled copy, as of 2026-08-22 (0 days old)"},
 		{[]string{"compat", "--set", example, "--now", "2026-08-22"}, 2, "", "component \"kubernetes\": recipe:kubernetes-1.36 (no recipes/kubernetes-1.36.yaml)\nupdeb: hint: a release set's recipe:NAME must name a recipe of the --recipes folder"},
+		// A recipe of another --recipes folder than recipes/ is looked for there, and the error names that file.
+		{[]string{"compat", "--set", example, "--recipes", filepath.Join("..", "..", "testdata", "demo", "recipes"), "--now", "2026-08-22"}, 2, "",
+			"recipe:kubernetes-1.36 (no " + filepath.Join("..", "..", "testdata", "demo", "recipes", "kubernetes-1.36.yaml") + ")"},
 		{[]string{"compat", "--set", bad}, 2, "", bad + `:5:13: set "k135": component "helm": invalid Debian version`},
 		{[]string{"compat", "--set", filepath.Join(dir, "none.yaml")}, 2, "", "hint: name the release set file with --set, or run updeb compat where release-sets.yaml is"}, // not testdata/, which installed updeb has none of
 		{[]string{"compat", "--set", good, "--format", "pdf"}, 2, "", `--format "pdf"`},

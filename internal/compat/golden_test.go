@@ -85,7 +85,7 @@ func TestGolden(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			sets := loadCase(t, tc.name)
-			if err := Resolve(sets, tc.recipes); err != nil {
+			if err := Resolve(sets, tc.recipes, "recipes"); err != nil {
 				t.Fatal(err)
 			}
 			in := Inputs{Requires: Requirements(tc.requires), EOL: data, Now: checkDay, Shipped: tc.shipped}

@@ -3,6 +3,7 @@ package compat
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -65,6 +66,24 @@ func retiredAt(in Inputs, comp, version string, now time.Time) (Retired, bool) {
 	return Retired{}, false
 }
 
+// recipesFolder is the folder the recipes rs were read from, where a
+// release set's recipe:NAME is looked for: "recipes", the default, when none
+// were read (the command found no recipes folder); "" when they come from
+// several folders (recipe files named one by one). An error naming
+// recipes/NAME.yaml whatever --recipes said sent the reader to a file that
+// exists.
+func recipesFolder(rs []*recipe.Recipe) string {
+	folder := "recipes"
+	for i, r := range rs {
+		if d := filepath.Dir(r.Path); i == 0 {
+			folder = d
+		} else if d != folder {
+			return ""
+		}
+	}
+	return folder
+}
+
 // ErrRequires is wrapped when a recipe's requires does not parse.
 var ErrRequires = errors.New("compat: invalid requires")
 
@@ -80,7 +99,7 @@ func Check(sets []ReleaseSet, rs []*recipe.Recipe, in Inputs) (*Report, error) {
 	if err := ValidateRequires(in.Requires); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRequires, err)
 	}
-	if err := Resolve(sets, RecipeVersions(rs)); err != nil {
+	if err := Resolve(sets, RecipeVersions(rs), recipesFolder(rs)); err != nil {
 		return nil, err
 	}
 	if rs != nil {

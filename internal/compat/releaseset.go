@@ -3,6 +3,7 @@ package compat
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -55,8 +56,10 @@ var ErrUnresolved = errors.New("compat: release set names an unknown recipe")
 // of another component (kubernetes: recipe:helm; the Kubernetes binaries
 // kubelet, kubectl, ... take a kubernetes recipe), is an error naming the set
 // and component, and so is a range whose first version, once resolved, is
-// newer than its last (ErrReleaseSet, as for versions written out).
-func Resolve(sets []ReleaseSet, versions map[string]string) error {
+// newer than its last (ErrReleaseSet, as for versions written out). The error
+// for a name it does not know names the file looked for in folder, the
+// recipes' (with "", the recipes came from several folders).
+func Resolve(sets []ReleaseSet, versions map[string]string, folder string) error {
 	var errs []error
 	for i := range sets {
 		s := &sets[i]
@@ -71,7 +74,11 @@ func Resolve(sets []ReleaseSet, versions map[string]string) error {
 				}
 				v, ok := versions[end.name]
 				if !ok {
-					errs = append(errs, fmt.Errorf("%w: set %q, component %q: %s%s (no recipes/%s.yaml)", ErrUnresolved, s.Name, comp, RecipePrefix, end.name, end.name))
+					missing := "no recipe of that name among those read"
+					if folder != "" {
+						missing = "no " + filepath.Join(folder, end.name+".yaml")
+					}
+					errs = append(errs, fmt.Errorf("%w: set %q, component %q: %s%s (%s)", ErrUnresolved, s.Name, comp, RecipePrefix, end.name, missing))
 					continue
 				}
 				if of := recipe.Component(end.name); of != comp && !(of == "kubernetes" && supportdata.ProductOf(comp) == "kubernetes") {

@@ -2,11 +2,14 @@ package compat
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/internal/recipe"
 )
 
 func TestParseReleaseSets(t *testing.T) {
@@ -136,7 +139,7 @@ func FuzzParseReleaseSets(f *testing.F) {
 				}
 			}
 		}
-		if err := Resolve(sets, names); err != nil {
+		if err := Resolve(sets, names, "recipes"); err != nil {
 			if !errors.Is(err, ErrUnresolved) || !strings.Contains(err.Error(), " ships ") {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -177,11 +180,21 @@ func TestRecipeReferencesAndRanges(t *testing.T) {
 	if !reflect.DeepEqual(sets[0], want) {
 		t.Fatalf("parsed %+v\nwant   %+v", sets[0], want)
 	}
-	if err := Resolve(sets, map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0"}); !errors.Is(err, ErrUnresolved) ||
+	if err := Resolve(sets, map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0"}, "recipes"); !errors.Is(err, ErrUnresolved) ||
 		!strings.Contains(err.Error(), `set "upgrade", component "cri-tools": recipe:cri-tools-1.36 (no recipes/cri-tools-1.36.yaml)`) {
 		t.Errorf("Resolve without cri-tools-1.36: %v", err)
 	}
-	if err := Resolve(sets, map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0", "cri-tools-1.36": "1.36.0"}); err != nil {
+	// Recipes of another folder: the file looked for is there; of several
+	// folders, no one file is named.
+	for folder, want := range map[string]string{"site/recipes": "(no site/recipes/cri-tools-1.36.yaml)", "": "(no recipe of that name among those read)"} {
+		if err := Resolve(CloneSets(sets), map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0"}, folder); !strings.Contains(fmt.Sprint(err), "recipe:cri-tools-1.36 "+want) {
+			t.Errorf("Resolve with recipes of folder %q: %v, want %s", folder, err, want)
+		}
+	}
+	if got := recipesFolder([]*recipe.Recipe{{Path: "a/x.yaml"}, {Path: "b/y.yaml"}}); got != "" {
+		t.Errorf("recipes of two folders: %q", got)
+	}
+	if err := Resolve(sets, map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0", "cri-tools-1.36": "1.36.0"}, "recipes"); err != nil {
 		t.Fatal(err)
 	}
 	if got := []string{sets[0].Components["kubernetes"], sets[0].Upgrades["kubernetes"], sets[0].Upgrades["kubelet"], sets[0].Components["cri-tools"]}; strings.Join(got, " ") != "1.35.4 1.36.0 1.36.0 1.36.0" {
@@ -193,7 +206,7 @@ func TestRecipeReferencesAndRanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = Resolve(back, map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0", "etcd": "3.5.24"})
+	err = Resolve(back, map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0", "etcd": "3.5.24"}, "recipes")
 	for _, want := range []string{`set "down": component "kubernetes": range from 1.36.0 to 1.35.4 goes backwards`, `set "down": component "etcd": range from 3.6.14 to 3.5.24 goes backwards`} {
 		if !errors.Is(err, ErrReleaseSet) || err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Resolve of a range backwards: %v\nwant %s", err, want)
@@ -244,7 +257,7 @@ func TestRecipeOfAnotherComponent(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
-		err = Resolve(sets, all)
+		err = Resolve(sets, all, "recipes")
 		if want == "" && err != nil || want != "" && (!errors.Is(err, ErrUnresolved) || !strings.Contains(err.Error(), want)) {
 			t.Errorf("%s: %v\nwant %q", in, err, want)
 		}

@@ -172,7 +172,7 @@ func AddMinor(name string, data []byte, nm NewMinor) ([]byte, string, error) {
 		return nil, "", err
 	}
 	resolved := CloneSets(sets)
-	_ = Resolve(resolved, nm.Versions) // a set naming an unknown recipe keeps its empty version: it matches no minor
+	_ = Resolve(resolved, nm.Versions, "") // a set naming an unknown recipe keeps its empty version: it matches no minor
 	d := &yamlfile.Decoder{File: name}
 	top := d.Document(data, yamlfile.Options{What: "release set file"})
 	if err := d.Err(); err != nil {
