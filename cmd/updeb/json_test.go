@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
@@ -396,5 +398,87 @@ func TestReadmeJSON(t *testing.T) {
 	})
 	for s := range examples {
 		t.Errorf("docs/scripting.md has a JSON example of %q, which no command prints", s)
+	}
+}
+
+// jsonPaths are the keys a value of type t prints as JSON, by path
+// ("recipes[].results[].check"), from its fields' json tags.
+func jsonPaths(t reflect.Type, prefix string, out map[string]bool) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		if t.Kind() == reflect.Slice {
+			prefix += "[]"
+		}
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		path := strings.TrimPrefix(prefix+"."+name, ".")
+		out[path] = true
+		jsonPaths(f.Type, path, out)
+	}
+}
+
+// examplePaths are the keys of a JSON example, by path as jsonPaths gives them.
+func examplePaths(v any, prefix string, out map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			path := strings.TrimPrefix(prefix+"."+k, ".")
+			out[path] = true
+			examplePaths(e, path, out)
+		}
+	case []any:
+		for _, e := range x {
+			examplePaths(e, prefix+"[]", out)
+		}
+	}
+}
+
+// TestGateJSONDocumented: docs/ci-gate.md's JSON example of updeb verify
+// --json, with its table of the review items' fields, names every key the
+// report prints (gate.Report's json tags: one that only a run with --base
+// prints, such as a recipe's changes, too), and no key it does not print.
+func TestGateJSONDocumented(t *testing.T) {
+	doc := readDoc(t, "docs/ci-gate.md")
+	_, sec, ok := strings.Cut(doc, "\n## JSON (`--json`)\n")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	_, block, ok2 := strings.Cut(sec, "```json\n")
+	block, _, _ = strings.Cut(block, "```")
+	var ex map[string]any
+	if !ok || !ok2 {
+		t.Fatal("docs/ci-gate.md has no JSON section with an example")
+	}
+	if err := json.Unmarshal([]byte(block), &ex); err != nil {
+		t.Fatalf("docs/ci-gate.md: the JSON example does not parse: %v", err)
+	}
+	documented := map[string]bool{}
+	examplePaths(ex, "", documented)
+	// The table after the example: the fields of each review item.
+	for _, m := range regexp.MustCompile("(?m)^\\| (`[a-z_]+`(?:, `[a-z_]+`)*) \\|").FindAllStringSubmatch(sec, -1) {
+		for _, f := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(m[1], -1) {
+			documented["review[]."+f[1]] = true
+		}
+	}
+	// A key the example cannot show, named by its path in the text.
+	for _, m := range regexp.MustCompile("`([a-z_]+(?:\\[\\])?(?:\\.[a-z_]+(?:\\[\\])?)+)`").FindAllStringSubmatch(sec, -1) {
+		documented[m[1]] = true
+	}
+	printed := map[string]bool{"schema": true}
+	jsonPaths(reflect.TypeFor[gate.Report](), "", printed)
+	for p := range printed {
+		if !documented[p] {
+			t.Errorf("updeb verify --json prints %s, which docs/ci-gate.md's JSON section does not name", p)
+		}
+	}
+	for p := range documented {
+		if !printed[p] {
+			t.Errorf("docs/ci-gate.md's JSON section names %s, which updeb verify --json never prints", p)
+		}
 	}
 }
