@@ -16,7 +16,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/gate"
+	"github.com/updeb/updeb/internal/mirror"
+	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/deb"
 )
 
 // snakeKey is a key of updeb's JSON: lower case, digits and "_" (a map keyed
@@ -401,30 +404,7 @@ func TestReadmeJSON(t *testing.T) {
 	}
 }
 
-// jsonPaths are the keys a value of type t prints as JSON, by path
-// ("recipes[].results[].check"), from its fields' json tags.
-func jsonPaths(t reflect.Type, prefix string, out map[string]bool) {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-		if t.Kind() == reflect.Slice {
-			prefix += "[]"
-		}
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
-		return
-	}
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name == "-" {
-			continue
-		}
-		path := strings.TrimPrefix(prefix+"."+name, ".")
-		out[path] = true
-		jsonPaths(f.Type, path, out)
-	}
-}
-
-// examplePaths are the keys of a JSON example, by path as jsonPaths gives them.
+// examplePaths are the keys of a JSON value, by path ("recipes[].results[].check").
 func examplePaths(v any, prefix string, out map[string]bool) {
 	switch x := v.(type) {
 	case map[string]any:
@@ -442,7 +422,7 @@ func examplePaths(v any, prefix string, out map[string]bool) {
 
 // TestGateJSONDocumented: docs/ci-gate.md's JSON example of updeb verify
 // --json, with its table of the review items' fields, names every key the
-// report prints (gate.Report's json tags: one that only a run with --base
+// report can print (gate.Report filled in: a key that only a run with --base
 // prints, such as a recipe's changes, too), and no key it does not print.
 func TestGateJSONDocumented(t *testing.T) {
 	doc := readDoc(t, "docs/ci-gate.md")
@@ -469,8 +449,8 @@ func TestGateJSONDocumented(t *testing.T) {
 	for _, m := range regexp.MustCompile("`([a-z_]+(?:\\[\\])?(?:\\.[a-z_]+(?:\\[\\])?)+)`").FindAllStringSubmatch(sec, -1) {
 		documented[m[1]] = true
 	}
-	printed := map[string]bool{"schema": true}
-	jsonPaths(reflect.TypeFor[gate.Report](), "", printed)
+	printed := printablePaths(t, filled(reflect.TypeFor[gate.Report]()).Interface())
+	printed["schema"] = true
 	for p := range printed {
 		if !documented[p] {
 			t.Errorf("updeb verify --json prints %s, which docs/ci-gate.md's JSON section does not name", p)
@@ -479,6 +459,86 @@ func TestGateJSONDocumented(t *testing.T) {
 	for p := range documented {
 		if !printed[p] {
 			t.Errorf("docs/ci-gate.md's JSON section names %s, which updeb verify --json never prints", p)
+		}
+	}
+}
+
+// filled is a value of type t with every field set (a list or map of one
+// filled element, the map's key "k"): encoded, it holds every key the type
+// can print, those left out when empty too.
+func filled(t reflect.Type) reflect.Value {
+	v := reflect.New(t).Elem()
+	switch t.Kind() {
+	case reflect.Pointer:
+		v.Set(filled(t.Elem()).Addr())
+	case reflect.Slice:
+		v.Set(reflect.Append(v, filled(t.Elem())))
+	case reflect.Map:
+		v.Set(reflect.MakeMap(t))
+		v.SetMapIndex(reflect.ValueOf("k").Convert(t.Key()), filled(t.Elem()))
+	case reflect.Struct:
+		if t == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Unix(1, 0)))
+			break
+		}
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() {
+				v.Field(i).Set(filled(t.Field(i).Type))
+			}
+		}
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint32, reflect.Uint64, reflect.Uint8, reflect.Float64:
+		v.Set(reflect.ValueOf(1).Convert(t))
+	}
+	return v
+}
+
+// printablePaths are the keys v prints as JSON, by path (examplePaths).
+func printablePaths(t *testing.T, v any) map[string]bool {
+	t.Helper()
+	var m map[string]any
+	if b, err := json.Marshal(v); err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatalf("%T does not encode as a JSON object: %v", v, err)
+	}
+	paths := map[string]bool{}
+	examplePaths(m, "", paths)
+	return paths
+}
+
+// TestJSONKeysDocumented: the text of a command's JSON example in
+// docs/scripting.md (the example and the paragraphs up to the next one) names
+// every key its output can print, those left out when empty too (a Sigstore
+// signature's shape, a corrupt mirror file's got_sha256): a script author
+// finds what updeb may print where its output is documented.
+func TestJSONKeysDocumented(t *testing.T) {
+	doc := readDoc(t, "docs/scripting.md")
+	_, sec, _ := strings.Cut(doc, "\n## JSON output\n")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	for command, v := range map[string]any{
+		"verify":           filled(reflect.TypeFor[gate.Report]()).Interface(),
+		"verify-signature": filled(reflect.TypeFor[sigstoreVerified]()).Interface(),
+		"mirror verify":    filled(reflect.TypeFor[mirror.Report]()).Interface(),
+		"keys list":        filled(reflect.TypeFor[keyringListing]()).Interface(),
+		"repo history":     historyOf(filled(reflect.TypeFor[repo.HistoryEntry]()).Interface().(repo.HistoryEntry)),
+		"inspect":          filled(reflect.TypeFor[deb.Info]()).Interface(),
+	} {
+		_, text, ok := strings.Cut(sec, "`updeb "+command+" --json`:")
+		if !ok {
+			t.Errorf("docs/scripting.md has no example of updeb %s --json", command)
+			continue
+		}
+		text, _, _ = strings.Cut(text, "\n`updeb ")
+		for p := range printablePaths(t, v) {
+			key := p[strings.LastIndexByte(p, '.')+1:]
+			if key == "k" || dataKeyed[strings.TrimSuffix(p[:max(strings.LastIndexByte(p, '.'), 0)], "[]")] {
+				continue // a key of data, not a field
+			}
+			if !strings.Contains(text, `"`+key+`"`) && !strings.Contains(text, "`"+key+"`") {
+				t.Errorf("updeb %s --json can print %s, which docs/scripting.md does not name", command, p)
+			}
 		}
 	}
 }
