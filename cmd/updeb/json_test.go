@@ -15,10 +15,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
+	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
@@ -508,6 +511,10 @@ func printablePaths(t *testing.T, v any) map[string]bool {
 	return paths
 }
 
+// trackingJSON are the headings of docs/tracking.md that document commands'
+// JSON further.
+var trackingJSON = map[string]string{"plan": "\n## Plan\n", "data refresh": "\n### JSON\n", "data status": "\n### JSON\n"}
+
 // TestJSONKeysDocumented: the text of a command's JSON example in
 // docs/scripting.md (the example and the paragraphs up to the next one) names
 // every key its output can print, those left out when empty too (a Sigstore
@@ -524,13 +531,32 @@ func TestJSONKeysDocumented(t *testing.T) {
 		"keys list":        filled(reflect.TypeFor[keyringListing]()).Interface(),
 		"repo history":     historyOf(filled(reflect.TypeFor[repo.HistoryEntry]()).Interface().(repo.HistoryEntry)),
 		"inspect":          filled(reflect.TypeFor[deb.Info]()).Interface(),
+		"mirror export":    filled(reflect.TypeFor[mirror.ExportResult]()).Interface(),
+		"publish":          filled(reflect.TypeFor[repo.PublishResult]()).Interface(),
+		"repo gc":          filled(reflect.TypeFor[repo.GCResult]()).Interface(),
+		"repo promote":     filled(reflect.TypeFor[repo.PromoteResult]()).Interface(),
+		"repo rollback":    filled(reflect.TypeFor[repo.RollbackResult]()).Interface(),
+		"trust show":       filled(reflect.TypeFor[trustShow]()).Interface(),
+		"compat":           filled(reflect.TypeFor[compat.Report]()).Interface(),
+		"plan":             filled(reflect.TypeFor[plan.Plan]()).Interface(),
+		"data refresh":     filled(reflect.TypeFor[dataRefreshJSON]()).Interface(),
+		"data status":      filled(reflect.TypeFor[dataStatusJSON]()).Interface(),
+		"cache gc":         filled(reflect.TypeFor[cacheGCJSON]()).Interface(),
+		"outdated":         filled(reflect.TypeFor[track.Status]()).Interface(),
+		"bump":             filled(reflect.TypeFor[track.BumpResult]()).Interface(),
 	} {
-		_, text, ok := strings.Cut(sec, "`updeb "+command+" --json`:")
+		_, text, ok := strings.Cut(sec, "`updeb "+command+" --json`")
 		if !ok {
 			t.Errorf("docs/scripting.md has no example of updeb %s --json", command)
 			continue
 		}
 		text, _, _ = strings.Cut(text, "\n`updeb ")
+		// The data commands' and the plan's JSON is docs/tracking.md's too.
+		if heading := trackingJSON[command]; heading != "" {
+			_, more, _ := strings.Cut(readDoc(t, "docs/tracking.md"), heading)
+			more, _, _ = strings.Cut(more, "\n## ")
+			text += more
+		}
 		for p := range printablePaths(t, v) {
 			key := p[strings.LastIndexByte(p, '.')+1:]
 			if key == "k" || dataKeyed[strings.TrimSuffix(p[:max(strings.LastIndexByte(p, '.'), 0)], "[]")] {
