@@ -525,25 +525,27 @@ func TestJSONKeysDocumented(t *testing.T) {
 	_, sec, _ := strings.Cut(doc, "\n## JSON output\n")
 	sec, _, _ = strings.Cut(sec, "\n## ")
 	for command, v := range map[string]any{
-		"verify":           filled(reflect.TypeFor[gate.Report]()).Interface(),
-		"verify-signature": filled(reflect.TypeFor[sigstoreVerified]()).Interface(),
-		"mirror verify":    filled(reflect.TypeFor[mirror.Report]()).Interface(),
-		"keys list":        filled(reflect.TypeFor[keyringListing]()).Interface(),
-		"repo history":     historyOf(filled(reflect.TypeFor[repo.HistoryEntry]()).Interface().(repo.HistoryEntry)),
-		"inspect":          filled(reflect.TypeFor[deb.Info]()).Interface(),
-		"mirror export":    filled(reflect.TypeFor[mirror.ExportResult]()).Interface(),
-		"publish":          filled(reflect.TypeFor[repo.PublishResult]()).Interface(),
-		"repo gc":          filled(reflect.TypeFor[repo.GCResult]()).Interface(),
-		"repo promote":     filled(reflect.TypeFor[repo.PromoteResult]()).Interface(),
-		"repo rollback":    filled(reflect.TypeFor[repo.RollbackResult]()).Interface(),
-		"trust show":       filled(reflect.TypeFor[trustShow]()).Interface(),
-		"compat":           filled(reflect.TypeFor[compat.Report]()).Interface(),
-		"plan":             filled(reflect.TypeFor[plan.Plan]()).Interface(),
-		"data refresh":     filled(reflect.TypeFor[dataRefreshJSON]()).Interface(),
-		"data status":      filled(reflect.TypeFor[dataStatusJSON]()).Interface(),
-		"cache gc":         filled(reflect.TypeFor[cacheGCJSON]()).Interface(),
-		"outdated":         filled(reflect.TypeFor[track.Status]()).Interface(),
-		"bump":             filled(reflect.TypeFor[track.BumpResult]()).Interface(),
+		"verify":            filled(reflect.TypeFor[gate.Report]()).Interface(),
+		"verify-signature":  filled(reflect.TypeFor[sigstoreVerified]()).Interface(),
+		"mirror verify":     filled(reflect.TypeFor[mirror.Report]()).Interface(),
+		"keys list":         filled(reflect.TypeFor[keyringListing]()).Interface(),
+		"repo history":      historyOf(filled(reflect.TypeFor[repo.HistoryEntry]()).Interface().(repo.HistoryEntry)),
+		"inspect":           filled(reflect.TypeFor[deb.Info]()).Interface(),
+		"mirror export":     filled(reflect.TypeFor[mirror.ExportResult]()).Interface(),
+		"publish":           filled(reflect.TypeFor[repo.PublishResult]()).Interface(),
+		"repo gc":           filled(reflect.TypeFor[repo.GCResult]()).Interface(),
+		"repo promote":      filled(reflect.TypeFor[repo.PromoteResult]()).Interface(),
+		"repo rollback":     filled(reflect.TypeFor[repo.RollbackResult]()).Interface(),
+		"trust show":        filled(reflect.TypeFor[trustShow]()).Interface(),
+		"compat":            filled(reflect.TypeFor[compat.Report]()).Interface(),
+		"plan":              filled(reflect.TypeFor[plan.Plan]()).Interface(),
+		"data refresh":      filled(reflect.TypeFor[dataRefreshJSON]()).Interface(),
+		"data status":       filled(reflect.TypeFor[dataStatusJSON]()).Interface(),
+		"cache gc":          filled(reflect.TypeFor[cacheGCJSON]()).Interface(),
+		"outdated":          filled(reflect.TypeFor[track.Status]()).Interface(),
+		"bump":              filled(reflect.TypeFor[track.BumpResult]()).Interface(),
+		"verify-provenance": filled(reflect.TypeFor[verifiedRecord]()).Interface(),
+		"trust refresh":     filled(reflect.TypeFor[trustRefreshed]()).Interface(),
 	} {
 		_, text, ok := strings.Cut(sec, "`updeb "+command+" --json`")
 		if !ok {
@@ -558,8 +560,14 @@ func TestJSONKeysDocumented(t *testing.T) {
 			text += more
 		}
 		for p := range printablePaths(t, v) {
-			key := p[strings.LastIndexByte(p, '.')+1:]
-			if key == "k" || dataKeyed[strings.TrimSuffix(p[:max(strings.LastIndexByte(p, '.'), 0)], "[]")] {
+			parent, key := "", p
+			if i := strings.LastIndexByte(p, '.'); i >= 0 {
+				parent, key = strings.TrimSuffix(p[:i], "[]"), p[i+1:]
+			}
+			if root, _, _ := strings.Cut(p, "."); standardDocs[root] {
+				continue // the in-toto statement: docs/provenance.md
+			}
+			if key == "k" || dataKeyed[parent[strings.LastIndexByte(parent, '.')+1:]] {
 				continue // a key of data, not a field
 			}
 			if !strings.Contains(text, `"`+key+`"`) && !strings.Contains(text, "`"+key+"`") {
