@@ -540,6 +540,19 @@ func TestEmptyFallbackFlagsDocumented(t *testing.T) {
 	}
 }
 
+// TestGlobalFallbackFlagsSayDefault: a global flag whose value otherwise
+// comes from the config or a default says which in its help (and so in
+// docs/commands): an operator who leaves it out learns where the files go.
+func TestGlobalFallbackFlagsSayDefault(t *testing.T) {
+	root := newRootCmd(&globalOptions{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}})
+	for _, name := range fallbackFlags {
+		f := root.PersistentFlags().Lookup(name)
+		if f != nil && f.DefValue == "" && !strings.Contains(f.Usage, "default") {
+			t.Errorf("--%s: its help (%q) does not say what it is when not given", name, f.Usage)
+		}
+	}
+}
+
 // TestNoArgumentsSaidSo: an argument to a command that takes none is named
 // as such (exit 2), not as an unknown command.
 func TestNoArgumentsSaidSo(t *testing.T) {

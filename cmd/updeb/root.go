@@ -73,7 +73,7 @@ written and how to finish); 131 SIGQUIT (every goroutine's stack on stderr);
 	f.StringVar(&g.proxy, "proxy", "", "web proxy URL, http:// or https:// (default: config, then HTTPS_PROXY/HTTP_PROXY, then ALL_PROXY; a SOCKS proxy is refused)")
 	f.StringVar(&g.cacheDir, "cache", "", "download cache folder (default: cache: in the config, else $XDG_CACHE_HOME/updeb, else ~/.cache/updeb)")
 	f.StringVar(&g.stateDir, "state", "", "state folder: refreshed support data and Sigstore trusted root (default: state: in the config, else $XDG_STATE_HOME/updeb, else ~/.local/state/updeb)")
-	f.StringVar(&g.outDir, "out", "", "output folder for packages")
+	f.StringVar(&g.outDir, "out", "", "output folder for packages (default: out: in the config, else ./out)")
 	f.BoolVar(&g.offline, "offline", false, "use the cache only; never touch the network")
 	f.BoolVar(&g.json, "json", false, "print the result as one JSON object, {\"schema\": \"updeb/COMMAND/vN\", ...} (commands that say so in their help, with the schema they print)")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "debug detail on stderr")
