@@ -55,7 +55,7 @@ left in DIR. A listed file whose bytes upstream changed (a checksum file, a
 signature) is unlisted before it is replaced: an export that stops half way leaves
 it unlisted, never listed with the old bytes' digests, and the next export lists it.`,
 		Example: `  updeb mirror export /media/usb/updeb-mirror
-  updeb mirror export out/mirror hello pingd --arch amd64 --json`,
+  updeb --config testdata/demo/updeb.yaml --recipes testdata/demo/recipes mirror export out/mirror hello pingd --arch amd64 --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := mirrorDir(args[0]); err != nil {

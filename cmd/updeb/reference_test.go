@@ -169,12 +169,58 @@ func TestExamplesUseRealFlags(t *testing.T) {
 						}
 					}
 				}
+				// So are the recipes it names: one of the checkout's (recipes/
+				// or the demo's) is in the --recipes folder the call reads.
+				if p := recipeNotFound(cmd, args); p != "" {
+					t.Errorf("%s: example %q names %s", c.CommandPath(), strings.TrimSpace(line), p)
+				}
 			}
 		}
 	})
 	if checked < 50 {
 		t.Errorf("only %d flags in the examples", checked)
 	}
+}
+
+// recipeNotFound returns what is wrong with the recipe names a call of cmd
+// gives as arguments ("" when nothing is): a recipe of this checkout, of
+// recipes/ or the demo's, that the call's --recipes folder (recipes/ when it
+// gives none) does not hold. A name of no recipe here (mytool) is left alone.
+func recipeNotFound(cmd *cobra.Command, args []string) string {
+	dir := "recipes"
+	var names []string
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		switch {
+		case !strings.HasPrefix(args[i], "-"):
+			names = append(names, args[i])
+		case name == "recipes" && hasValue:
+			dir = value
+		case name == "recipes" && i+1 < len(args):
+			dir = args[i+1]
+			i++
+		case !hasValue:
+			f := cmd.Flags().Lookup(name)
+			if f == nil {
+				f = cmd.InheritedFlags().Lookup(name)
+			}
+			if f != nil && f.NoOptDefVal == "" {
+				i++ // the flag's value
+			}
+		}
+	}
+	for _, n := range names {
+		ours := false
+		for _, d := range []string{"recipes", "testdata/demo/recipes"} {
+			if _, err := os.Stat(filepath.Join(repoRoot, d, n+".yaml")); err == nil {
+				ours = true
+			}
+		}
+		if _, err := os.Stat(filepath.Join(repoRoot, dir, n+".yaml")); ours && err != nil {
+			return fmt.Sprintf("recipe %s, which its recipes folder %s does not hold (give --recipes)", n, dir)
+		}
+	}
+	return ""
 }
 
 // flagProblems checks the --flags of a call of cmd: how many there are, and
@@ -248,6 +294,9 @@ func TestDocsUseRealFlags(t *testing.T) {
 				checked += n
 				for _, p := range problems {
 					t.Errorf("%s: %q %s", file, line, p)
+				}
+				if p := recipeNotFound(cmd, args); p != "" {
+					t.Errorf("%s: %q names %s", file, line, p)
 				}
 			}
 		}
