@@ -23,7 +23,7 @@ changes; one it lists with the same bytes is left as it is. The target's history
 each package and where it came from ('updeb repo history').`,
 		Example: `  updeb repo promote --key repo.secret.asc --from staging --to production
   updeb repo promote --key repo.secret.asc --from staging/component/kubernetes136 \
-      --to bookworm-wikimedia kubernetes-client=1.36.0-1 kubernetes-node=1.36.0-1`,
+      --to bookworm-wikimedia kubernetes-client=1.36.0-3 kubernetes-node=1.36.0-3`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if from == "" || to == "" {
 				return usageErrorf("promote needs --from SUITE[/COMPONENT] and --to SUITE[/COMPONENT]")

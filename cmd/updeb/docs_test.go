@@ -1,17 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"go/ast"
 	"go/build"
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/recipe"
 )
@@ -257,21 +261,29 @@ func TestArchitectureTour(t *testing.T) {
 func builtPackages(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	for _, dir := range []string{"recipes", "testdata/demo/recipes"} {
-		files, _ := filepath.Glob(filepath.Join(repoRoot, dir, "*.yaml"))
-		for _, f := range files {
-			r, err := recipe.Load(f, recipe.LoadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := r.Resolve(r.ArchNames()[0], recipe.ResolveOptions{DefaultMaintainer: "Docs <docs@example.org>"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range res.Packages {
-				out[p.Name] = true
-			}
+	for _, r := range append(checkoutRecipes(t, "recipes"), checkoutRecipes(t, "testdata/demo/recipes")...) {
+		res, err := r.Resolve(r.ArchNames()[0], recipe.ResolveOptions{DefaultMaintainer: "Docs <docs@example.org>"})
+		if err != nil {
+			t.Fatal(err)
 		}
+		for _, p := range res.Packages {
+			out[p.Name] = true
+		}
+	}
+	return out
+}
+
+// checkoutRecipes are the recipes of a recipes folder of this checkout.
+func checkoutRecipes(t *testing.T, dir string) []*recipe.Recipe {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(repoRoot, dir, "*.yaml"))
+	var out []*recipe.Recipe
+	for _, f := range files {
+		r, err := recipe.Load(f, recipe.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -358,6 +370,52 @@ func TestDocsPackageNames(t *testing.T) {
 // goName is a Go name the documentation gives in code: `pkg.Name`, or
 // `pkg.Name.Field`, where only pkg.Name is looked up.
 var goName = regexp.MustCompile("`([a-z][a-z0-9]*)\\.([A-Z][A-Za-z0-9_]*)[`.(]")
+
+// TestDocsRecipeRevisions: where the documentation (and a command's help
+// example) names a build of a recipe's current upstream version, a package
+// file out/kubernetes-*_1.36.0-3_*.deb, a selector NAME=1.36.0-3 or a
+// pinned version '1.36.0-3', it has the recipe's Debian revision: the
+// README's "updeb build kubernetes-1.36" then "updeb publish
+// out/kubernetes-*_1.36.0-1_*.deb" matched no file once the revision was 3.
+func TestDocsRecipeRevisions(t *testing.T) {
+	var out, errOut bytes.Buffer
+	root := newRootCmd(&globalOptions{stdout: &out, stderr: &errOut})
+	texts := map[string]string{}
+	for _, file := range docFiles(t) {
+		texts[file] = readDoc(t, file)
+	}
+	walk(root, func(c *cobra.Command) { texts[c.CommandPath()+" --help"] = c.Example })
+	recipes := checkoutRecipes(t, "recipes")
+	// NAME_VERSION-REV_ (NAME may be a glob: kubernetes-*), NAME=VERSION-REV
+	// or 'VERSION-REV' (any package).
+	build := regexp.MustCompile(`(?:([a-z0-9*][a-z0-9.+*-]*)[_=]|')([0-9][0-9A-Za-z.+~]*)-([0-9A-Za-z.+~]+?)(?:[_'\s]|$)`)
+	checked := 0
+	for where, text := range texts {
+		for _, m := range build.FindAllStringSubmatch(text, -1) {
+			var of []string // the recipes at that version that build such a package
+			ok := false
+			for _, r := range recipes {
+				if r.Version != m[2] || !slices.ContainsFunc(r.Packages, func(p recipe.Package) bool {
+					matched, _ := path.Match(m[1], p.Name)
+					return m[1] == "" || matched
+				}) {
+					continue
+				}
+				of = append(of, r.Name+" "+r.Version+"-"+r.Revision)
+				ok = ok || r.Revision == m[3]
+			}
+			if len(of) > 0 {
+				checked++
+				if !ok {
+					t.Errorf("%s: %q names a build with revision %s, which none of %s has", where, strings.TrimSpace(m[0]), m[3], strings.Join(of, ", "))
+				}
+			}
+		}
+	}
+	if checked < 5 {
+		t.Errorf("only %d builds of the recipes' versions found in the documentation: the test no longer reads them", checked)
+	}
+}
 
 // docVariables are names the documentation's Go code gives a value, not a
 // package: `f.Add` of a fuzz target's f *testing.F.
