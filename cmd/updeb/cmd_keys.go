@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -51,7 +52,7 @@ func newKeysListCmd(g *globalOptions) *cobra.Command {
 		Use:   "list [FILE...]",
 		Short: "Show each key and subkey of keyrings, and the Sigstore signers the recipes accept",
 		Long: `Show each primary key and subkey of the given keyring files (default: keys/*.asc in the
-working folder): fingerprint, algorithm and size, user IDs, creation, expiry, revocation
+working folder and the keyrings the --recipes folder's recipes name): fingerprint, algorithm and size, user IDs, creation, expiry, revocation
 and capabilities, with warnings for weak, expired or revoked keys, and which recipes'
 sources use each keyring. A FILE may also be a signing key (repo: key:, --key): its public
 part is shown, as a repository's archive-keyring.gpg holds it, with a warning that says
@@ -109,6 +110,7 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 	if len(files) == 0 {
 		files, _ = filepath.Glob(filepath.Join("keys", "*.asc"))
 		recipes = recipesForKeys(g)
+		files = append(files, recipeKeyrings(recipes, files)...)
 		if len(files) == 0 && len(recipes) == 0 {
 			return usageErrorf("no keyring given, no keys/*.asc in the working folder and no recipes in %s", g.recipesDir)
 		}
@@ -225,6 +227,43 @@ func recipesForKeys(g *globalOptions) []*recipe.Recipe {
 		}
 		out = append(out, r)
 	}
+	return out
+}
+
+// recipeKeyrings are the keyring files the recipes name (a signature's, a
+// clearsigned checksum file's) that listed does not hold already, sorted:
+// recipes read with --recipes from another project keep theirs in that
+// project's keys/, not in the working folder's. A keyring the recipe names
+// that is not there is left to lint to report.
+func recipeKeyrings(recipes []*recipe.Recipe, listed []string) []string {
+	seen := map[string]bool{}
+	for _, f := range listed {
+		if abs, err := filepath.Abs(f); err == nil {
+			seen[abs] = true
+		}
+	}
+	wd, _ := os.Getwd()
+	var out []string
+	for _, r := range recipes {
+		for _, s := range r.Sources {
+			names := []string{s.Signature.Keyring}
+			if c := s.Checksums; c != nil && c.Clearsigned != nil {
+				names = append(names, c.Clearsigned.Keyring)
+			}
+			for _, k := range names {
+				p := filepath.Join(r.Root, k)
+				if fi, err := os.Stat(p); k == "" || seen[p] || err != nil || !fi.Mode().IsRegular() {
+					continue
+				}
+				seen[p] = true
+				if rel, err := filepath.Rel(wd, p); err == nil && filepath.IsLocal(rel) {
+					p = rel // as keys/*.asc of the working folder are shown
+				}
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 

@@ -227,6 +227,22 @@ func TestKeysListCLI(t *testing.T) {
 	}
 }
 
+// keys list without FILE lists the keyrings the --recipes folder's recipes
+// name too, with the recipes that use them: run outside the recipes' project
+// (--recipes testdata/demo/recipes) it listed the working folder's keys/ alone,
+// never the keyring that vouches for the demo's hello.
+func TestKeysListRecipesKeyrings(t *testing.T) {
+	demo, err := filepath.Abs(filepath.Join(repoRoot, "testdata", "demo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := runCLI(t, "keys", "list", "--recipes", filepath.Join(demo, "recipes"), "--json")
+	if code != 0 || !strings.Contains(stdout, `"file": "`+filepath.Join(demo, "keys", "demo-upstream.asc")+`"`) || !strings.Contains(stdout, `"hello hello (signature)"`) {
+		t.Errorf("keys list --recipes DIR: exit %d, want the recipes' keyring and its users\n%s%s", code, stdout, stderr)
+	}
+}
+
 // keys list names the Sigstore signer of every Sigstore-signed recipe source,
 // and which recipes use each keyring.
 func TestKeysListSigstoreSigners(t *testing.T) {
