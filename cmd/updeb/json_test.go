@@ -18,6 +18,7 @@ import (
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -546,6 +547,12 @@ func TestJSONKeysDocumented(t *testing.T) {
 		"bump":              filled(reflect.TypeFor[track.BumpResult]()).Interface(),
 		"verify-provenance": filled(reflect.TypeFor[verifiedRecord]()).Interface(),
 		"trust refresh":     filled(reflect.TypeFor[trustRefreshed]()).Interface(),
+		"build": filled(reflect.TypeFor[struct {
+			Builds []pipeline.Result `json:"builds"`
+		}]()).Interface(),
+		"fetch": filled(reflect.TypeFor[struct {
+			Failed []fetchFailure `json:"failed"`
+		}]()).Interface(),
 	} {
 		_, text, ok := strings.Cut(sec, "`updeb "+command+" --json`")
 		if !ok {
