@@ -543,7 +543,6 @@ func TestJSONKeysDocumented(t *testing.T) {
 		"data refresh":      filled(reflect.TypeFor[dataRefreshJSON]()).Interface(),
 		"data status":       filled(reflect.TypeFor[dataStatusJSON]()).Interface(),
 		"cache gc":          filled(reflect.TypeFor[cacheGCJSON]()).Interface(),
-		"outdated":          filled(reflect.TypeFor[track.Status]()).Interface(),
 		"bump":              filled(reflect.TypeFor[track.BumpResult]()).Interface(),
 		"verify-provenance": filled(reflect.TypeFor[verifiedRecord]()).Interface(),
 		"trust refresh":     filled(reflect.TypeFor[trustRefreshed]()).Interface(),
@@ -552,6 +551,13 @@ func TestJSONKeysDocumented(t *testing.T) {
 		}]()).Interface(),
 		"fetch": filled(reflect.TypeFor[struct {
 			Failed []fetchFailure `json:"failed"`
+		}]()).Interface(),
+		"outdated": filled(reflect.TypeFor[struct {
+			Recipes []*track.Status   `json:"recipes"`
+			Failed  []outdatedFailure `json:"failed"`
+		}]()).Interface(),
+		"repo verify": filled(reflect.TypeFor[struct {
+			Suites []repo.SuiteCheck `json:"suites"`
 		}]()).Interface(),
 	} {
 		_, text, ok := strings.Cut(sec, "`updeb "+command+" --json`")
