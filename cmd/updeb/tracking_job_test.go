@@ -21,8 +21,9 @@ import (
 // and is killed (kill -9) before its description; report writes the
 // metrics file with the run's verdict; data refresh --write FILE, with
 // FAKE_REFRESH set, adds a line to FILE and prints FAKE_REFRESH's content
-// as its report, then exits FAKE_REFRESH_EXIT (0 when unset: 1 is a
-// refresh that wrote some tables and kept others); data status prints
+// as its report and FAKE_REFRESH_ERR on stderr, then exits
+// FAKE_REFRESH_EXIT (0 when unset: 1 is a refresh that wrote some tables
+// and kept others); data status prints
 // FAKE_STATUS's content.
 const fakeUpdeb = `#!/usr/bin/env bash
 set -eu
@@ -36,6 +37,7 @@ data)
 	if [ -n "${FAKE_REFRESH:-}" ] && [ "${3:-}" = --write ]; then
 		echo "as-of: $$" >>"$4"
 		cat "$FAKE_REFRESH"
+		if [ -n "${FAKE_REFRESH_ERR:-}" ]; then echo "$FAKE_REFRESH_ERR" >&2; fi
 		exit "${FAKE_REFRESH_EXIT:-0}"
 	fi
 	;;
@@ -388,6 +390,48 @@ func TestTrackingJobRefreshKeptSomeTables(t *testing.T) {
 	}
 	if msg := j.git("log", "-1", "--format=%B", "updeb/tracking"); !strings.Contains(msg, "added 3.22") || !strings.Contains(msg, "kept as they were: calico") {
 		t.Errorf("the message:\n%s", msg)
+	}
+}
+
+// TestTrackingJobLaggingTableWithinMaxAge: a table the refresh kept because
+// its upstream lags (a Calico page not written yet) while its copy is within
+// data: max-age-days: is no failure of the run: there is nothing to do but
+// wait, and the job failed every day for weeks (the metric and page said the
+// run failed). It fails once the kept copy is stale, when data status does
+// not name it, and when rows went missing (the hint names --allow-dropped).
+func TestTrackingJobLaggingTableWithinMaxAge(t *testing.T) {
+	for _, c := range []struct {
+		name, calico, stderr string
+		code                 int
+	}{
+		{"within max age", `{"table": "calico", "age_days": 12, "stale": false}`, "updeb: 1 table not refreshed", 0},
+		{"stale", `{"table": "calico", "age_days": 40, "stale": true}`, "updeb: 1 table not refreshed", 1},
+		{"not in data status", `{"table": "cilium", "age_days": 1, "stale": false}`, "updeb: 1 table not refreshed", 1},
+		{"rows missing", `{"table": "calico", "age_days": 12, "stale": false}`, "hint: for rows or cycles missing, ... run again with --allow-dropped", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := newTrackingJobWithDataFile(t)
+			refresh := j.file("refresh.txt", "compatibility tables refreshed: compat-data.yaml (as of 2026-12-01T00:00:00Z; not refreshed, kept as they were: calico)\n"+
+				"  helm          43 rows    added 3.22 (replaced the repository compat-data.yaml copy)\n")
+			status := j.file("status.json", "{\n  \"age_days\": 1,\n  \"max_age_days\": 30,\n  \"tables\": [\n    {\"table\": \"helm\", \"age_days\": 1, \"stale\": false},\n    "+c.calico+"\n  ]\n}\n")
+			code, out := j.run("FAKE_REFRESH="+refresh, "FAKE_REFRESH_EXIT=1", "FAKE_STATUS="+status, "FAKE_REFRESH_ERR="+c.stderr)
+			failed := strings.Contains(out, "data refresh --write compat-data.yaml failed (exit 1)")
+			if code != c.code || failed != (c.code != 0) {
+				t.Errorf("exit %d, want %d\n%s", code, c.code, out)
+			}
+			if want := map[bool]string{true: "updeb_tracking_last_run_success 1\n", false: "updeb_tracking_last_run_success 0\n"}[c.code == 0]; j.metric() != want {
+				t.Errorf("metrics %q, want %q", j.metric(), want)
+			}
+			if c.code == 0 && !strings.Contains(out, "kept calico as they were (upstream failed, named above); not a failure while within data: max-age-days: 30") {
+				t.Errorf("the log does not say why the run did not fail:\n%s", out)
+			}
+			if !strings.Contains(out, c.stderr) {
+				t.Errorf("the refresh's stderr is not in the job's log:\n%s", out)
+			}
+			if diff := j.git("diff", "--name-only", "main", "updeb/tracking"); diff != "compat-data.yaml" {
+				t.Errorf("the branch changes %q, want the refreshed compat-data.yaml\n%s", diff, out)
+			}
+		})
 	}
 }
 
