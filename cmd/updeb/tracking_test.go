@@ -1,8 +1,6 @@
 package main
 
 import (
-	"regexp"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
