@@ -792,9 +792,7 @@ func TestOneBuildPerVersionAcrossComponents(t *testing.T) {
 	dir, root := testDirs(t)
 	ctx := context.Background()
 	r := realRepo(t, root, testSettings("amd64"), nil)
-	debA := testDeb(t, dir, "app", "1-1", "amd64", "main build")
-	debB := testDeb(t, t.TempDir(), "app", "1-1", "amd64", "other build")
-	shaA, shaB := sha256File(t, debA), sha256File(t, debB)
+	debA, debB, shaA, shaB := twoBuilds(t, dir, "main build", "other build")
 	_, err := r.Publish(ctx, "production", "main", []Package{pkgOf(t, debA)})
 	must(t, err)
 	_, err = r.Publish(ctx, "production", "extra", []Package{pkgOf(t, testDeb(t, dir, "tool", "1", "amd64", "tool"))})
@@ -1149,4 +1147,92 @@ func TestGlobInOriginWarns(t *testing.T) {
 	if strings.Contains(log.String(), "shell patterns") {
 		t.Errorf("a write that keeps the Origin and Label warned again:\n%s", log.String())
 	}
+}
+
+// A version promoted into a suite keeps its source's pool file
+// (pool/main/... in component extra); removed from the suite, it never
+// comes back to it with other bytes: the check looked at the pool path of
+// the target component only, so a rebuild published into prod/extra went
+// in, and apt installed it over the old build under one version (a
+// rollback swapped them back). What refuses it is the suite's history and,
+// with no history, the generations it keeps for rollback, which gc keeps;
+// the same bytes still come back, and apt reinstalls the build it had.
+func TestPromotedVersionNeverComesBackWithOtherBytes(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := realRepo(t, root, testSettings("amd64"), nil)
+	debA, debB, shaA, shaB := twoBuilds(t, dir, "staging build", "rebuild")
+	_, err := r.Publish(ctx, "staging", "main", []Package{pkgOf(t, debA)})
+	must(t, err)
+	_, err = r.Publish(ctx, "prod", "extra", []Package{pkgOf(t, testDeb(t, dir, "tool", "1", "amd64", "tool"))})
+	must(t, err)
+	pres, err := r.Promote(ctx, Place{"staging", "main"}, Place{"prod", "extra"}, nil)
+	must(t, err)
+	a := newAptClient(t, root, "prod", "extra")
+	a.update()
+	a.install("app", "1-1", "staging build")
+	_, err = r.Remove(ctx, "prod", "extra", "app", "", "")
+	must(t, err)
+
+	const held = "pool/main/a/app/app_1-1_amd64.deb"
+	// The rebuild in a suite of its own, which never listed the version:
+	// it goes in there, and a promote brings it nowhere near prod either.
+	_, err = r.Publish(ctx, "testing", "beta", []Package{pkgOf(t, debB)})
+	must(t, err)
+	refused := func(what string) {
+		t.Helper()
+		before := snapshot(t, root)
+		for _, op := range []struct {
+			name, from string
+			run        func() error
+		}{
+			{"publish", debB, func() error { _, err := r.Publish(ctx, "prod", "extra", []Package{pkgOf(t, debB)}); return err }},
+			{"promote", "testing/beta's pool/beta/a/app/app_1-1_amd64.deb", func() error {
+				_, err := r.Promote(ctx, Place{"testing", "beta"}, Place{"prod", "extra"}, nil)
+				return err
+			}},
+		} {
+			err := op.run()
+			var ce *ConflictError
+			if !errors.As(err, &ce) || ce.Earlier != pres.Generation || ce.Filename != held {
+				t.Fatalf("%s: %s of a rebuild of a version prod listed: got %v, want a *ConflictError naming prod's generation %d and %s", what, op.name, err, pres.Generation, held)
+			}
+			for _, s := range []string{"suite prod (generation 2, component extra) as " + held, shaA, shaB, op.from} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("%s: %s: the message does not say %q: %v", what, op.name, s, err)
+				}
+			}
+		}
+		if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+			t.Fatalf("%s: a refused write changed the repository", what)
+		}
+	}
+	refused("staging still lists it")
+	_, err = r.GC(ctx, false)
+	must(t, err)
+	refused("after gc")
+	// No history (moved away, as its messages advise): the generations
+	// kept for rollback, which gc leaves, still list it.
+	must(t, os.Rename(filepath.Join(root, ".updeb/history/prod.jsonl"), filepath.Join(dir, "prod.jsonl")))
+	refused("without the history")
+
+	res, err := r.Publish(ctx, "prod", "extra", []Package{pkgOf(t, debA)})
+	must(t, err)
+	if len(res.Added) != 1 || res.Added[0].SHA256 != shaA {
+		t.Fatalf("publishing the same bytes again: %+v", res)
+	}
+	a.update()
+	if out, err := a.run("apt-get", "install", "-y", "-q", "--reinstall", "app=1-1"); err != nil {
+		t.Fatalf("apt-get install --reinstall app=1-1: %v\n%s", err, out)
+	}
+	a.install("app", "1-1", "staging build")
+}
+
+// twoBuilds makes two builds of app 1-1 (amd64) with payloads a and b, and
+// returns them and their sha256s.
+func twoBuilds(t *testing.T, dir, a, b string) (debA, debB, shaA, shaB string) {
+	debA = testDeb(t, dir, "app", "1-1", "amd64", a)
+	debB = testDeb(t, t.TempDir(), "app", "1-1", "amd64", b)
+	return debA, debB, sha256File(t, debA), sha256File(t, debB)
 }

@@ -140,6 +140,10 @@ type ConflictError struct {
 	// then its pool file.
 	Same      string
 	OtherArch bool
+	// Earlier is the generation of Suite that listed Have in Component (a
+	// kept one, or one its history records) when Suite lists it no longer:
+	// a version never comes back to a suite with other bytes.
+	Earlier int
 	// Given is the other .deb of the same publish when the conflict is
 	// between two of its files: Package (from Path) and Same, else
 	// Package, from Given. Filename is then in no pool yet.
@@ -161,6 +165,14 @@ func sameVersionConflict(ce *ConflictError, old Entry, k key) *ConflictError {
 func (e *ConflictError) Error() string {
 	if e.Given != "" {
 		return e.givenTwice()
+	}
+	if e.Earlier > 0 {
+		what := e.Package
+		if e.Same != "" {
+			what = fmt.Sprintf("%s (the same version as %s for dpkg and apt)", e.Package, e.Same)
+		}
+		return fmt.Sprintf("repo: %s was published in suite %s (generation %d, component %s) as %s with sha256 %s, then removed; %s, for suite %s component %s, has sha256 %s: a version never comes back to a suite with other bytes, or apt installs the new build over the old one under one version on every client that has it, and a rollback swaps them back (publish a new version or revision, or the same bytes)",
+			what, e.Suite, e.Earlier, e.Component, e.Filename, e.Have, e.Path, e.Suite, e.Into, e.New)
 	}
 	if e.Same != "" {
 		where := ""

@@ -371,7 +371,76 @@ func (r *Repo) checkOneBuild(ctx context.Context, st *suiteState, added []Entry,
 			return ce
 		}
 	}
-	return r.checkSameVersionPooled(ctx, st, added, origin)
+	if err := r.checkSameVersionPooled(ctx, st, added, origin); err != nil {
+		return err
+	}
+	return r.checkListedBefore(st, added, origin)
+}
+
+// checkListedBefore refuses an added entry whose version the suite listed
+// before with other bytes, in any component and under any pool file: in a
+// generation it keeps for rollback, or one its history records (added or
+// removed). The pool checks above look at the pool paths of the suite's
+// present components, and a promoted entry keeps its source's pool file
+// (pool/main/... in component extra), so a version promoted into the suite,
+// removed, then published again with other bytes went in: its pool file was
+// in no component the suite had, or another suite still listed it as its
+// own build. apt installed the new build over the old under one version,
+// and a rollback swapped them back. The live generation is left to the
+// checks above, which name it better.
+func (r *Repo) checkListedBefore(st *suiteState, added []Entry, origin map[string]string) error {
+	if len(added) == 0 || st.live == nil {
+		return nil
+	}
+	before := component{}.finder()
+	gen := map[key]int{} // the generation that listed each, for the message
+	note := func(e Entry, n int) {
+		if old, ok := before.c[e.key()]; !ok || old.SHA256 != e.SHA256 {
+			before.add(e)
+			gen[e.key()] = n
+		}
+	}
+	// The history is only a record: one that cannot be read (not a file,
+	// a line that is no record) leaves the kept generations to the check,
+	// and the write refuses it itself when it appends (appendHistory), with
+	// what to do.
+	recs, _ := r.readHistory(st.suite, st.live.n)
+	recorded := map[int]bool{}
+	for _, rec := range recs {
+		recorded[rec.Generation] = true
+		for _, e := range slices.Concat(rec.Added, rec.Removed) {
+			note(e, rec.Generation)
+		}
+	}
+	kept, err := r.keptGenerations(st.suite, st.live.n)
+	if err != nil {
+		return err
+	}
+	for _, n := range kept {
+		if recorded[n] || n == st.live.n {
+			continue // what its record added, it listed
+		}
+		g, err := r.readGeneration(st.suite, n)
+		if err != nil {
+			return err
+		}
+		pkgs, err := g.packages()
+		if err != nil {
+			return err
+		}
+		for _, e := range pkgs {
+			note(e, n)
+		}
+	}
+	for _, e := range added {
+		old, ok := before.find(e.key())
+		if !ok || old.SHA256 == e.SHA256 {
+			continue
+		}
+		return sameVersionConflict(&ConflictError{Package: e.key().String(), Have: old.SHA256, New: e.SHA256, Path: origin[e.Filename],
+			Suite: st.suite, Component: old.Component, Into: e.Component, Earlier: gen[old.key()]}, old, e.key())
+	}
+	return nil
 }
 
 // checkSameVersionPooled refuses an added entry when the pool of the
