@@ -245,7 +245,7 @@ func repositoryInputs(o *reportOptions, log *slog.Logger) (*report.RepositoryInp
 	if fi, err := os.Stat(filepath.Join(o.repoDir, "dists")); err != nil || !fi.IsDir() {
 		return nil, usageErrorf("--repo %s: not an apt repository updeb publishes (no dists/ folder)", o.repoDir)
 	}
-	r := repo.Open(o.repoDir, repo.Options{})
+	r := repo.Open(o.repoDir, repo.Options{Logger: log})
 	suites, entries, err := r.Contents()
 	if err != nil {
 		return nil, err

@@ -350,16 +350,7 @@ func TestReportMetricsNameWarned(t *testing.T) {
 // of --repo (a typo) is warned about: the page would list every staging
 // version as pending, or compare nothing, without a word.
 func TestReportWarnsOfMissingSuite(t *testing.T) {
-	testenv.RequireTool(t, "dpkg-deb")
-	dir, _ := trackingCopy(t, true)
-	key := generateKey(t, dir)
-	apt := filepath.Join(dir, "apt")
-	deb := buildDeb(t, dir, "tool", "1.0-1", "p")
-	for _, suite := range []string{"staging", "production"} {
-		if code, _, stderr := runCLI(t, "publish", "--repo", apt, "--key", key+".secret.asc", "--suite", suite, deb); code != 0 {
-			t.Fatalf("publish to %s: exit %d\n%s", suite, code, stderr)
-		}
-	}
+	dir, apt := stagingAndProduction(t)
 	for _, c := range []struct {
 		production string
 		warned     bool
@@ -376,4 +367,56 @@ func TestReportWarnsOfMissingSuite(t *testing.T) {
 			t.Errorf("--production %s: warned of staging, which is there\n%s", c.production, stderr)
 		}
 	}
+}
+
+// TestListAndReportNameASuiteWhoseLinkIsLost: a suite whose link
+// dists/SUITE is lost (a copy that leaves symbolic links out) has no live
+// generation, so repo list and repo history of every suite and the status
+// page left it out without a word, as if it never was: each now warns of
+// it with the ln -sfn that restores it, as repo verify reports it.
+func TestListAndReportNameASuiteWhoseLinkIsLost(t *testing.T) {
+	dir, apt := stagingAndProduction(t)
+	link := filepath.Join(apt, "dists", "production")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"suite production is left out", "ln -sfn .gen/production/1 " + link}
+	out, stderr := runCLIExit(t, 0, "repo", "list", "--repo", apt)
+	if !strings.Contains(out, "staging") {
+		t.Errorf("repo list does not list staging:\n%s", out)
+	}
+	_, history := runCLIExit(t, 0, "repo", "history", "--repo", apt)
+	code, _, report := runUpdeb("--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--offline",
+		"report", "--output", filepath.Join(dir, "site"), "--repo", apt)
+	if code != 0 && code != exitCheck {
+		t.Fatalf("report: exit %d\n%s", code, report)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("repo list does not say %q:\n%s", w, stderr)
+		}
+		if !strings.Contains(report, w) {
+			t.Errorf("report does not say %q:\n%s", w, report)
+		}
+		if !strings.Contains(history, w) {
+			t.Errorf("repo history does not say %q:\n%s", w, history)
+		}
+	}
+}
+
+// stagingAndProduction publishes tool 1.0-1 into suites staging and
+// production of the repository apt, in a tracking copy it changes into.
+func stagingAndProduction(t *testing.T) (dir, apt string) {
+	t.Helper()
+	testenv.RequireTool(t, "dpkg-deb")
+	dir, _ = trackingCopy(t, true)
+	key := generateKey(t, dir)
+	apt = filepath.Join(dir, "apt")
+	deb := buildDeb(t, dir, "tool", "1.0-1", "p")
+	for _, suite := range []string{"staging", "production"} {
+		if code, _, stderr := runCLI(t, "publish", "--repo", apt, "--key", key+".secret.asc", "--suite", suite, deb); code != 0 {
+			t.Fatalf("publish to %s: exit %d\n%s", suite, code, stderr)
+		}
+	}
+	return dir, apt
 }

@@ -185,6 +185,11 @@ func (r *Repo) History(suite string) ([]HistoryEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	if suite == "" {
+		if err := r.warnLostLinks(); err != nil {
+			return nil, err
+		}
+	}
 	var out []HistoryEntry
 	for _, s := range suites {
 		live, err := r.liveGeneration(s)

@@ -327,6 +327,9 @@ func (r *Repo) List(suite string) ([]Entry, error) {
 		out, err = r.list(suite)
 		return err
 	})
+	if err == nil && suite == "" {
+		err = r.warnLostLinks()
+	}
 	return out, err
 }
 
@@ -417,6 +420,9 @@ func (r *Repo) Contents() (suites []Suite, entries []Entry, err error) {
 		}
 		return err
 	})
+	if err == nil {
+		err = r.warnLostLinks()
+	}
 	return suites, entries, err
 }
 

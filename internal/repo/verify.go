@@ -71,18 +71,12 @@ func (r *Repo) Verify(ctx context.Context, suite string, kr *vopenpgp.Keyring, n
 			return nil, err
 		}
 		// A suite whose link is lost is none of the managed ones, and
-		// every client gets 404 for it: checked, it is a finding. (One
-		// whose dists/SUITE is something else than a link, a copy that
-		// followed the links, is no suite of updeb's, as before.)
-		linkless, err := r.linklessSuites(managed)
+		// every client gets 404 for it: checked, it is a finding.
+		lost, err := r.lostSuites(managed)
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range linkless {
-			if _, err := os.Lstat(filepath.Join(r.distsDir(), s)); errors.Is(err, fs.ErrNotExist) {
-				managed = append(managed, s)
-			}
-		}
+		managed = append(managed, lost...)
 		if suites = slices.Sorted(slices.Values(managed)); len(suites) == 0 {
 			return nil, fmt.Errorf("%w: %s holds no suite (dists/<suite>)", ErrNotFound, r.root)
 		}
@@ -122,10 +116,58 @@ func (r *Repo) Verify(ctx context.Context, suite string, kr *vopenpgp.Keyring, n
 // lostLinkCheck is the check of suite, whose link dists/SUITE is lost and
 // whose newest generation is n: one finding, the link.
 func (r *Repo) lostLinkCheck(suite string, n int) SuiteCheck {
-	link := filepath.Join("dists", suite)
-	return SuiteCheck{Suite: suite, Generation: n, Findings: []Finding{{Path: filepath.ToSlash(link),
-		Problem: fmt.Sprintf("missing, though %s holds the suite's generations up to %d: every client gets 404 for the suite (apt: no Release file); the link was lost (a copy or backup that leaves symbolic links out) or removed by hand: restore it, %s, or remove %s to drop the suite",
-			r.suiteGenDir(suite), n, r.restoreLink(suite, n), r.suiteGenDir(suite))}}}
+	return SuiteCheck{Suite: suite, Generation: n, Findings: []Finding{{Path: path.Join("dists", suite), Problem: r.lostLinkProblem(suite, n)}}}
+}
+
+// lostLinkProblem says what is wrong with suite, whose link dists/SUITE is
+// lost and whose newest generation is n, and what restores it.
+func (r *Repo) lostLinkProblem(suite string, n int) string {
+	return fmt.Sprintf("missing, though %s holds the suite's generations up to %d: every client gets 404 for the suite (apt: no Release file); the link was lost (a copy or backup that leaves symbolic links out) or removed by hand: restore it, %s, or remove %s to drop the suite",
+		r.suiteGenDir(suite), n, r.restoreLink(suite, n), r.suiteGenDir(suite))
+}
+
+// lostSuites returns the suites, none of managed, that have a folder of
+// generations and nothing at dists/SUITE: their link is lost (or a first
+// write was killed before it made it: lostLinkTo tells). One whose
+// dists/SUITE is something else than a link, a copy that followed the
+// links, is no suite of updeb's.
+func (r *Repo) lostSuites(managed []string) ([]string, error) {
+	linkless, err := r.linklessSuites(managed)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range linkless {
+		if _, err := os.Lstat(filepath.Join(r.distsDir(), s)); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// warnLostLinks warns of each suite whose link is lost, which what reads
+// every suite's live generation (repo list, repo history, a status page)
+// leaves out, as it has none, with what restores it: repo verify's
+// finding.
+func (r *Repo) warnLostLinks() error {
+	managed, err := r.managedSuites()
+	if err != nil {
+		return err
+	}
+	lost, err := r.lostSuites(managed)
+	if err != nil {
+		return err
+	}
+	for _, s := range lost {
+		n, err := r.lostLinkTo(s)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			r.opts.Logger.Warn(fmt.Sprintf("suite %s is left out: %s is %s", s, filepath.Join(r.distsDir(), s), r.lostLinkProblem(s, n)), "suite", s)
+		}
+	}
+	return nil
 }
 
 // switchRetries is how many times verifyLive checks a suite again when a
