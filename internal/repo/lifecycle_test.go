@@ -1236,3 +1236,46 @@ func twoBuilds(t *testing.T, dir, a, b string) (debA, debB, shaA, shaB string) {
 	debB = testDeb(t, t.TempDir(), "app", "1-1", "amd64", b)
 	return debA, debB, sha256File(t, debA), sha256File(t, debB)
 }
+
+// What promote and remove cannot find, they say why: a promote from a
+// component the suite does not have said it "lists no packages", as if the
+// component were empty, and a remove with --arch amd64 of an
+// Architecture: all package said it was not published, when it is, for
+// all. Each is refused naming what there is, the repository unchanged.
+func TestPromoteAndRemoveSayWhyTheyFindNothing(t *testing.T) {
+	dir, root := testDirs(t)
+	r, ctx := testRepo(t, root), context.Background()
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "tool", "1", "all", "t"))})
+	must(t, err)
+	_, err = r.Publish(ctx, "s", "extra", []Package{pkgOf(t, testDeb(t, dir, "bb", "1", "amd64", "b"))})
+	must(t, err)
+	before := snapshot(t, root)
+	for _, tc := range []struct {
+		what string
+		op   func() error
+		want string
+	}{
+		{"promote from an unknown component", func() error {
+			_, err := r.Promote(ctx, Place{"s", "nosuch"}, Place{"prod", ""}, nil)
+			return err
+		}, "suite s has no component nosuch (its components: extra, main)"},
+		{"remove --arch amd64 of an all package", func() error {
+			_, err := r.Remove(ctx, "s", "", "tool", "", "amd64")
+			return err
+		}, "it is published in component main as Architecture: all, which every architecture installs: give --arch all"},
+		{"remove --component main --arch amd64 of an all package", func() error {
+			_, err := r.Remove(ctx, "s", "main", "tool", "1", "amd64")
+			return err
+		}, "it is published in component main as Architecture: all"},
+	} {
+		if err := tc.op(); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrNotFound saying %q", tc.what, err, tc.want)
+		}
+		if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+			t.Fatalf("%s: a refused command changed the repository", tc.what)
+		}
+	}
+	if _, err := r.Remove(ctx, "s", "", "bb", "", "arm64"); err == nil || strings.Contains(err.Error(), "Architecture: all") {
+		t.Errorf("remove --arch arm64 of an amd64 package: %v, want no word of all", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -138,6 +139,11 @@ func (r *Repo) Promote(ctx context.Context, from, to Place, sel []Selector) (*Pr
 func pick(src *generation, from Place, sel []Selector) ([]Entry, error) {
 	comps := sortedCopy(src.release.comps)
 	if from.Component != "" {
+		// A mistyped component lists nothing: said as "lists no
+		// packages", it read as an empty one.
+		if !slices.Contains(comps, from.Component) {
+			return nil, fmt.Errorf("%w: suite %s has no component %s (its components: %s)", ErrNotFound, from.Suite, from.Component, strings.Join(comps, ", "))
+		}
 		comps = []string{from.Component}
 	}
 	used := make([]bool, len(sel))

@@ -408,6 +408,8 @@ func (r *Repo) RemoveAll(ctx context.Context, suite, comp string, sel []Selector
 				where = fmt.Sprintf(" (it is in component %s: give --component %s, or leave --component out)", held, held)
 			} else if errors.Is(err, ErrInvalid) {
 				where = " (" + strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ") + ")"
+			} else {
+				where = st.publishedForAll(name, version, arch)
 			}
 			return nil, fmt.Errorf("%w: %s is not published in suite %s component %s%s", ErrNotFound, packageWhat(name, version, arch), suite, comp, where)
 		}
@@ -455,9 +457,28 @@ func (st *suiteState) holding(name, version, arch string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("%w: %s is not published in any component of suite %s", ErrNotFound, what, st.suite)
+		return "", fmt.Errorf("%w: %s is not published in any component of suite %s%s", ErrNotFound, what, st.suite, st.publishedForAll(name, version, arch))
 	case 1:
 		return found[0], nil
 	}
 	return "", fmt.Errorf("%w: %s is published in %d components of suite %s: %s; name one with --component", ErrInvalid, what, len(found), st.suite, strings.Join(found, ", "))
+}
+
+// publishedForAll says, for a package not published for arch, that it is
+// published for architecture all when it is ("" when not, or when arch
+// names none or all): --arch amd64 of an Architecture: all package, which
+// every architecture installs, found nothing and said only that.
+func (st *suiteState) publishedForAll(name, version, arch string) string {
+	if arch == "" || arch == "all" {
+		return ""
+	}
+	comp, err := st.holding(name, version, "all")
+	if err != nil && !errors.Is(err, ErrInvalid) {
+		return ""
+	}
+	in := "component " + comp
+	if comp == "" {
+		in = "several components"
+	}
+	return fmt.Sprintf(" (it is published in %s as Architecture: all, which every architecture installs: give --arch all, or leave --arch out)", in)
 }
