@@ -235,8 +235,8 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 				continue
 			}
 			out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindUnitGone, Subject: u, Old: []string{u}},
-				fmt.Sprintf("systemd unit %s is gone: on upgraded systems dpkg removes its file, but a running %s keeps running, enabled links stay, and systemd keeps the old definition loaded until a daemon-reload; to stop it, add to a preinst fragment of %s: if [ \"$1\" = upgrade ] && [ -z \"${DPKG_ROOT:-}\" ] && [ -d /run/systemd/system ]; then systemctl stop %s || true; systemctl disable %s || true; fi (and a postinst fragment that runs systemctl daemon-reload, if %s has no unit left)",
-					u, u, o.Name, u, u, o.Name)})
+				fmt.Sprintf("systemd unit %s is gone: on upgraded systems dpkg removes its file, but a running %s keeps running, enabled links stay, and systemd keeps the old definition loaded until a daemon-reload; to stop it, add to a preinst fragment of %s: %s (and a postinst fragment that runs systemctl daemon-reload, if %s has no unit left)",
+					u, u, o.Name, unitStopFragment(u), o.Name)})
 		}
 		for _, a := range o.Alternatives() {
 			if names[a.Name] {
@@ -437,4 +437,14 @@ func unitsOf(p *recipe.ResolvedPackage) []string {
 		}
 	}
 	return out
+}
+
+// unitStopFragment is the preinst line that stops and disables unit, gone
+// from the new version, on upgraded systems: on the running system only
+// (not for another root, nor where systemd is not running, a chroot or an
+// image build, where systemctl fails). deb-systemd-helper disable would
+// remove only the links it made, not an admin's systemctl enable. Lint
+// accepts it as it is (callsSystemctl: the call is guarded).
+func unitStopFragment(unit string) string {
+	return fmt.Sprintf(`if [ "$1" = upgrade ] && [ -z "${DPKG_ROOT:-}" ] && [ -d /run/systemd/system ]; then systemctl stop %s || true; systemctl disable %s || true; fi`, unit, unit)
 }

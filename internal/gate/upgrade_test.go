@@ -304,6 +304,25 @@ func TestUnitGone(t *testing.T) {
 			}
 		})
 	}
+	// The fragment the review advises, as a preinst fragment verbatim,
+	// passes lint: it is guarded by the [ -d /run/systemd/system ] that
+	// lint's warning at a systemctl call asks for, which warned all the
+	// same.
+	rv := &reviews{recipe: "hello"}
+	diffLeftBehind(load(bump), old, recipe.ResolveOptions{}, rv)
+	const before, after = "add to a preinst fragment of hello: ", " (and a postinst fragment"
+	_, fragment, _ := strings.Cut(rv.items[0].Message, before)
+	fragment, _, ok := strings.Cut(fragment, after)
+	if !ok || !strings.Contains(fragment, "systemctl stop hello.service") {
+		t.Fatalf("no fragment between %q and %q in %q", before, after, rv.items[0].Message)
+	}
+	m := map[string]string{"recipes/hello.yaml": edit(t, bump, "    files:\n", "    scripts: {preinst: hello.preinst}\n    files:\n"),
+		"recipes/hello/hello.preinst": fragment + "\n", "keys/upstream.asc": "key\n"}
+	for _, w := range loadFiles(t, m).Warnings {
+		if strings.Contains(w.Message, "systemctl") {
+			t.Errorf("lint of the advised fragment %q: %s", fragment, w.Message)
+		}
+	}
 }
 
 // TestNewMinorUpgrade: a new recipe of a versioned series (hello-1.3 beside

@@ -527,6 +527,14 @@ func TestSystemctlFragmentWarns(t *testing.T) {
 		{"daemon-reload", "systemctl daemon-reload\n", ""},
 		{"a comment", "# systemctl restart x.service\ntrue\n", ""},
 		{"deb-systemd-invoke", "deb-systemd-invoke restart x.service\n", ""},
+		// Guarded by the test the warning advises: systemd is running.
+		{"guarded, one line", "if [ \"$1\" = configure ] && [ -d /run/systemd/system ]; then systemctl restart x.service || true; systemctl enable x.service; fi\n", ""},
+		{"guarded, an if block", "if [ -d /run/systemd/system ]\nthen\n  true\n  systemctl restart x.service\nfi\n", ""},
+		{"guarded, &&", "test -d /run/systemd/system && systemctl restart x.service\n", ""},
+		{"after the guarded if", "if [ -d /run/systemd/system ]; then\n  systemctl restart x.service\nfi\nsystemctl enable x.service\n", "scripts.postinst: x.postinst line 4 calls systemctl"},
+		{"in its else", "if [ -d /run/systemd/system ]; then\n  true\nelse\n  systemctl enable x.service\nfi\n", "scripts.postinst: x.postinst line 4 calls systemctl"},
+		{"in another if", "if [ \"$1\" = configure ]; then\n  systemctl enable x.service\nfi\n", "scripts.postinst: x.postinst line 2 calls systemctl"},
+		{"before the guard on its line", "systemctl stop x.service; [ -d /run/systemd/system ] && systemctl start x.service\n", "scripts.postinst: x.postinst line 1 calls systemctl"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r, _ := loadAccess(t, strings.Replace(accessRecipe, "    directories:\n", scripts, 1), map[string]string{"x.postinst": tt.text})

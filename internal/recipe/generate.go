@@ -1072,13 +1072,67 @@ func exitBeforePart(name, text string) int {
 // comment.
 var systemctlRE = regexp.MustCompile(`^(?:.+;)?\s*systemctl\b`)
 
+// systemdGuardRE is the test for a running systemd that the warning at a
+// systemctl call advises: [ -d /run/systemd/system ], or test -d.
+var systemdGuardRE = regexp.MustCompile(`(?:\[|\btest)\s+-d\s+/run/systemd/system/?(?:\s|\]|;|$)`)
+
+// systemctlWordRE is the word systemctl.
+var systemctlWordRE = regexp.MustCompile(`\bsystemctl\b`)
+
+// ifFiRE finds the words of an if where a command starts (the start of
+// the line, or after ;, &, | or a space).
+var ifFiRE = regexp.MustCompile(`(?:^|[;&|\s])(if|elif|then|else|fi)(?:$|[;\s])`)
+
 // callsSystemctl returns the first line (from 1) of a fragment (text as
-// checkFragment returns it) that calls systemctl as lintian finds it; 0
-// when none.
+// checkFragment returns it) that calls systemctl as lintian finds it, where
+// systemd may not be running; 0 when none. A call after the systemdGuardRE
+// test on its line, or in the then of an if whose condition holds it, is
+// guarded, as the warning advises (and as the gate's fragment that stops a
+// unit gone is), and passes: it was warned at all the same.
 func callsSystemctl(text string) int {
+	var ifs []bool  // the open ifs, whether each is in a guarded then
+	var cond string // the condition of an if read up to its then
+	inCond := false
 	for i, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, "#") && systemctlRE.MatchString(line) && !strings.Contains(line, "daemon-reload") {
-			return i
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if systemctlRE.MatchString(line) && !strings.Contains(line, "daemon-reload") && !slices.Contains(ifs, true) {
+			// guarded on its line: the test before the first call
+			g, c := systemdGuardRE.FindStringIndex(line), systemctlWordRE.FindStringIndex(line)
+			if g == nil || c == nil || g[0] > c[0] {
+				return i
+			}
+		}
+		from := 0
+		for _, w := range ifFiRE.FindAllStringSubmatchIndex(line, -1) {
+			if inCond {
+				cond += line[from:w[2]]
+			}
+			switch line[w[2]:w[3]] {
+			case "if":
+				ifs = append(ifs, false)
+				inCond, cond = true, ""
+			case "elif":
+				inCond, cond = len(ifs) > 0, ""
+			case "then":
+				if inCond {
+					ifs[len(ifs)-1] = systemdGuardRE.MatchString(cond)
+				}
+				inCond = false
+			case "else":
+				if len(ifs) > 0 {
+					ifs[len(ifs)-1] = false
+				}
+			case "fi":
+				if len(ifs) > 0 {
+					ifs = ifs[:len(ifs)-1]
+				}
+			}
+			from = w[3]
+		}
+		if inCond {
+			cond += line[from:] + "\n"
 		}
 	}
 	return 0
