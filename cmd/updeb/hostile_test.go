@@ -570,6 +570,41 @@ func TestWaitForLockSaid(t *testing.T) {
 	}
 }
 
+// TestLongLockWaitWarned: a run whose stderr is no terminal (cron, CI),
+// which shows warnings but not info lines, says that it still waits for a
+// lock, whose holder, and for how long, once the wait has lasted
+// lockfile.WarnAfter: the notice at info level alone left a job that never
+// ended (its holder stuck) without a line saying why. The first notice,
+// after a second, stays an info line there. pkg/lockfile's
+// TestLongWaitNoticedAgain runs the schedule of the notices.
+func TestLongLockWaitWarned(t *testing.T) {
+	for _, c := range []struct {
+		waited time.Duration
+		want   string // "": nothing printed
+	}{
+		{lockfile.NoticeAfter, ""},
+		{lockfile.WarnAfter, "waited=10s"},
+		{90 * time.Minute, "waited=1h30m0s"},
+	} {
+		var stderr bytes.Buffer
+		g := &globalOptions{stderr: &stderr}
+		g.lockWaitNotice("/srv/apt/.updeb-lock", "pid 1234 (updeb publish --repo /srv/apt)", c.waited)
+		g.closeConsole()
+		got := stderr.String()
+		if c.want == "" {
+			if got != "" {
+				t.Errorf("after %v: %q, want nothing where stderr is no terminal", c.waited, got)
+			}
+			continue
+		}
+		for _, want := range []string{"warning", "still waiting for a lock", "/srv/apt/.updeb-lock", "pid 1234 (updeb publish --repo /srv/apt)", c.want} {
+			if !strings.Contains(got, want) {
+				t.Errorf("after %v: %q, want %q in it", c.waited, got, want)
+			}
+		}
+	}
+}
+
 // lockedBuffer is a bytes.Buffer that one goroutine writes while another reads.
 type lockedBuffer struct {
 	mu sync.Mutex

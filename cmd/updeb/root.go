@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -275,13 +276,7 @@ func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty ter
 	g := &globalOptions{stdout: out, stderr: stderr, term: tty}
 	root := newRootCmd(g)
 	root.SetArgs(args)
-	err := root.ExecuteContext(lockfile.WithWaitNotice(ctx, func(path, holder string) {
-		args := []any{"lock", path}
-		if holder != "" {
-			args = append(args, "holder", holder)
-		}
-		g.logger().Info("waiting for a lock that another updeb process holds (Ctrl-C stops waiting)", args...)
-	}))
+	err := root.ExecuteContext(lockfile.WithWaitNotice(ctx, g.lockWaitNotice))
 	g.closeConsole()
 	if err == nil {
 		err = out.err // results lost unnoticed by a command that wrote text
@@ -296,6 +291,26 @@ func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty ter
 		return code
 	}
 	return exitOK
+}
+
+// lockWaitNotice says that the run waits for a lock another process holds
+// (lockfile.WithWaitNotice). The first notice, after a second, is an info
+// line: two runs taking turns are no news where no one watches. Those from
+// lockfile.WarnAfter on are warnings, which a run whose stderr is no
+// terminal (cron, CI) shows too: a job that never ends says why, and whom
+// it waits for, now and then as long as it waits.
+func (g *globalOptions) lockWaitNotice(path, holder string, waited time.Duration) {
+	args := []any{"lock", path}
+	if holder != "" {
+		args = append(args, "holder", holder)
+	}
+	if waited < lockfile.WarnAfter {
+		g.logger().Info("waiting for a lock that another updeb process holds (Ctrl-C stops waiting)", args...)
+		return
+	}
+	args = append(args, "waited", waited.Round(time.Second).String())
+	g.logger().Warn("still waiting for a lock that another updeb process holds; this run goes on once that process lets it go "+
+		"(one stopped with Ctrl-Z or SIGSTOP goes on after kill -CONT), and Ctrl-C stops waiting", args...)
 }
 
 // resultWriter is stdout as the commands see it. It keeps the first write

@@ -99,9 +99,18 @@ func AcquireFile(ctx context.Context, path string, poll time.Duration) (*Lock, e
 	return wait(ctx, f, path, poll, syscall.LOCK_EX)
 }
 
-// NoticeAfter is how long a lock is waited for before the notice of
+// NoticeAfter is how long a lock is waited for before the first notice of
 // WithWaitNotice is given.
 const NoticeAfter = time.Second
+
+// WarnAfter is how long a lock is waited for before the second notice of
+// WithWaitNotice, the first a command shows as a warning: a wait this long
+// is no longer two runs taking turns, and a cron job or CI log, which shows
+// warnings but not info lines, says why the run does not end.
+const WarnAfter = 10 * time.Second
+
+// maxNoticeGap bounds the time between two notices of one long wait.
+const maxNoticeGap = 10 * time.Minute
 
 // ErrHeld is wrapped, with the context's error, when a wait for a lock that
 // another process holds ends before the lock was taken; the message names
@@ -111,14 +120,37 @@ var ErrHeld = errors.New("waiting for lock")
 type noticeKey struct{}
 
 // WithWaitNotice returns a copy of ctx under which Acquire, AcquireDir and
-// AcquireFile call notice once, with the lock's path and who holds it
-// ("pid 1234 (updeb publish ...)", "" when that is not known), when they
-// have waited NoticeAfter for a lock that someone else holds: a command
+// AcquireFile call notice, with the lock's path, who holds it ("pid 1234
+// (updeb publish ...)", "" when that is not known) and how long they have
+// waited, while they wait for a lock that someone else holds: a command
 // that waits for another process can say so, and for which, instead of
-// seeming to hang.
-func WithWaitNotice(ctx context.Context, notice func(path, holder string)) context.Context {
+// seeming to hang. notice is called after NoticeAfter, after WarnAfter,
+// after a minute, and then at gaps that double up to ten minutes (2m, 4m,
+// 8m, 16m, 26m...): a wait is never given up for its length (a publish
+// may hold a repository's lock for long, and its holder would find the
+// repository as it left it), so its log says, now and then, that it goes
+// on, without a line a second.
+func WithWaitNotice(ctx context.Context, notice func(path, holder string, waited time.Duration)) context.Context {
 	return context.WithValue(ctx, noticeKey{}, notice)
 }
+
+// nextNotice is when the notice after the one due at due is due (0: the
+// first).
+func nextNotice(due time.Duration) time.Duration {
+	switch {
+	case due < NoticeAfter:
+		return NoticeAfter
+	case due < WarnAfter:
+		return WarnAfter
+	case due < time.Minute:
+		return time.Minute
+	}
+	return due + min(due, maxNoticeGap)
+}
+
+// now is the clock of wait's notices: a test runs a long wait's notices in
+// no time.
+var now = time.Now
 
 // wait takes the lock on f (how: LOCK_EX or LOCK_SH), polling every poll
 // until ctx is done.
@@ -126,8 +158,9 @@ func wait(ctx context.Context, f *os.File, path string, poll time.Duration, how 
 	if poll <= 0 {
 		poll = 50 * time.Millisecond
 	}
-	notice, _ := ctx.Value(noticeKey{}).(func(string, string))
-	start := time.Now()
+	notice, _ := ctx.Value(noticeKey{}).(func(string, string, time.Duration))
+	start := now()
+	due := nextNotice(0)
 	for {
 		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if err == nil {
@@ -137,9 +170,13 @@ func wait(ctx context.Context, f *os.File, path string, poll time.Duration, how 
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-		if notice != nil && time.Since(start) >= NoticeAfter {
-			notice(path, holders(f))
-			notice = nil
+		if waited := now().Sub(start); notice != nil && waited >= due {
+			notice(path, holders(f), waited)
+			// One notice for the notices a suspended machine slept
+			// through, not one per loop until the schedule catches up.
+			for due <= waited {
+				due = nextNotice(due)
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -307,7 +307,7 @@ func TestAcquireFile(t *testing.T) {
 func TestWaitNotice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lock")
 	var noticed []string
-	ctx := WithWaitNotice(context.Background(), func(p, _ string) { noticed = append(noticed, p) })
+	ctx := WithWaitNotice(context.Background(), func(p, _ string, _ time.Duration) { noticed = append(noticed, p) })
 	l, err := Acquire(ctx, path, 5*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +361,7 @@ func TestWaitNamesTheHolder(t *testing.T) {
 		// The wait is given up once the notice is out.
 		ctx, cancel := context.WithCancel(context.Background())
 		var noticed string
-		ctx = WithWaitNotice(ctx, func(_, h string) { noticed = h; cancel() })
+		ctx = WithWaitNotice(ctx, func(_, h string, _ time.Duration) { noticed = h; cancel() })
 		take := Acquire
 		if p == dir {
 			take = AcquireDir
@@ -374,6 +374,52 @@ func TestWaitNamesTheHolder(t *testing.T) {
 		if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "another updeb process holds it: "+want) {
 			t.Errorf("%s: a wait given up: %v, want the holder named: %s", p, err, want)
 		}
+	}
+}
+
+// TestLongWaitNoticedAgain: a wait that goes on (its holder stuck, or a
+// long publish) is noticed again and again, after WarnAfter, a minute, and
+// at gaps that double up to ten minutes, each notice naming the holder and
+// how long the wait has lasted: one notice after a second, at info level,
+// left a cron job's log, which shows warnings only, without a line saying
+// why the job never ended. The clock runs a second per look, so that the
+// wait's first 26 minutes pass in no time.
+func TestLongWaitNoticedAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	l, err := Acquire(context.Background(), path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	want := []time.Duration{NoticeAfter, WarnAfter, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 16 * time.Minute, 26 * time.Minute}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The wait is given up after the last notice, or once the clock is
+	// past it, whichever comes first.
+	start := time.Now()
+	clock := start
+	now = func() time.Time {
+		if clock = clock.Add(time.Second); clock.Sub(start) > want[len(want)-1]+time.Minute {
+			cancel()
+		}
+		return clock
+	}
+	defer func() { now = time.Now }()
+	var waited []time.Duration
+	self := describe(os.Getpid())
+	ctx = WithWaitNotice(ctx, func(p, holder string, d time.Duration) {
+		if p != path || holder != self {
+			t.Errorf("notice of %s held by %q, want %s held by %q", p, holder, path, self)
+		}
+		if waited = append(waited, d); len(waited) == len(want) {
+			cancel()
+		}
+	})
+	if _, err := Acquire(ctx, path, time.Microsecond); !errors.Is(err, ErrHeld) {
+		t.Fatalf("a wait given up: %v, want %v", err, ErrHeld)
+	}
+	if !slices.Equal(waited, want) {
+		t.Errorf("notices after %v, want %v", waited, want)
 	}
 }
 
