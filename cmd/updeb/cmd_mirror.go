@@ -79,6 +79,9 @@ it unlisted, never listed with the old bytes' digests, and the next export lists
 				return err
 			}
 			res, err := mirror.Export(cmd.Context(), s.jobs, resolveOptions(s.cfg), opts, args[0], rec)
+			if h, ok := errors.AsType[*mirror.HalfExportedError](err); ok {
+				return &halfDoneError{err, h.Done()}
+			}
 			if err != nil {
 				return err
 			}
@@ -198,6 +201,6 @@ func printMirrorReport(w io.Writer, rep *mirror.Report) {
 		// URL maps to it (and checks it against the recipe's pins):
 		// two exports copied into one folder leave one manifest, and
 		// the other's files unlisted.
-		fmt.Fprintf(w, "%d file(s) not in the manifest, not checked; a build that reads one still checks it against its recipe. Exports merge when made into one folder (each adds to its manifest), not when copied over each other\n", unlisted)
+		fmt.Fprintf(w, "%d file(s) not in the manifest, not checked; a build that reads one still checks it against its recipe. Exports merge when made into one folder (each adds to its manifest), not when copied over each other, and an export stopped before its end (Ctrl-C, a full disk) leaves the files it placed unlisted: the same export again lists them\n", unlisted)
 	}
 }

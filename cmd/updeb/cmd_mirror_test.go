@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -730,6 +733,45 @@ func TestMirrorVerifyHalfExported(t *testing.T) {
 	want := filepath.Join(dir, mirror.ManifestName) + ": no such file: not a mirror folder, or one whose first export stopped before its end (killed, a full disk), which writes none; export into " + dir + " again"
 	if code != exitUsage || !strings.Contains(stderr, want) {
 		t.Errorf("mirror verify of a half-exported folder: exit %d, want %d and %q\n%s%s", code, exitUsage, want, stdout, stderr)
+	}
+}
+
+// TestMirrorExportStoppedSaysWhatItLeft: an export stopped by a signal
+// (SIGTERM, Ctrl-C) after it placed a file in a folder an earlier export
+// made says that it placed files the manifest does not list yet, and that
+// the same export again finishes it: it said "nothing half-done was left
+// behind", beside a file updeb-mirror.json did not list. Verify of the
+// half-exported folder names that file unlisted, not corrupt, and passes,
+// with nothing unlisted, once the export ran again. The export is stopped
+// right after its first file (mirror.Placed), as a signal would.
+func TestMirrorExportStoppedSaysWhatItLeft(t *testing.T) {
+	args, _ := demoProject(t)
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	export := append(args, "mirror", "export", dir, "hello", "--arch", "amd64")
+	if code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "pingd", "--arch", "amd64")...); code != 0 {
+		t.Fatalf("mirror export pingd: exit %d\n%s%s", code, stdout, stderr)
+	}
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	mirror.Placed = func(n int) { stop(errors.New("signal: terminated")) }
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, export, &stdout, &stderr)
+	mirror.Placed = func(int) {}
+	want := "the export placed 1 new file(s) of its "
+	if code != exitInterrupted || strings.Contains(stderr.String(), "nothing half-done") || !strings.Contains(stderr.String(), want) ||
+		!strings.Contains(stderr.String(), mirror.ManifestName+" does not list them yet") || !strings.Contains(stderr.String(), "run the same export again to finish it") {
+		t.Fatalf("mirror export stopped after a file: exit %d, want %d and %q, the manifest and how to finish in:\n%s", code, exitInterrupted, want, stderr.String())
+	}
+	code, out, errOut := runCLI(t, "mirror", "verify", dir)
+	if code != 0 || !strings.Contains(out, "unlisted releases.example.org/hello/") || !strings.Contains(out, " 0 corrupt") || !strings.Contains(out, "the same export again lists them") {
+		t.Errorf("mirror verify of the half-exported folder: exit %d, want 0 and the placed file unlisted, not corrupt:\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, export...); code != 0 {
+		t.Fatalf("the same export again: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "mirror", "verify", dir)
+	if code != 0 || strings.Contains(out, "unlisted") || !strings.Contains(out, "6 file(s): 6 ok") {
+		t.Errorf("mirror verify after the export ran again: exit %d, want 0, hello's files and pingd's ok and nothing unlisted:\n%s%s", code, out, errOut)
 	}
 }
 

@@ -165,6 +165,7 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	// its entry does not list, which verify calls corrupt and a build
 	// reading it for the listed URL refuses.
 	var writes []func() error
+	var paths []string // writes[i] places paths[i]
 	for _, r := range got {
 		rel, mi, err := pathOf(r.URL)
 		if err != nil {
@@ -175,6 +176,7 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 			return nil, err
 		}
 		writes = append(writes, func() error { return place(ctx, root, abs, e, r) })
+		paths = append(paths, e.Path)
 	}
 	for _, a := range rec.answers() {
 		rel, mi, err := pathOf(a.url)
@@ -186,17 +188,32 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 			return nil, err
 		}
 		writes = append(writes, func() error { return placeAnswer(root, abs, e, a) })
+		paths = append(paths, e.Path)
 	}
 	if err := fileAndFolder(byPath); err != nil {
 		return nil, err
 	}
-	if err := unlistChanged(root, abs, m, byPath); err != nil {
+	listed, unlisted, err := unlistChanged(root, abs, m, byPath)
+	if err != nil {
 		return nil, err
 	}
-	for _, write := range writes {
-		if err := write(); err != nil {
-			return nil, err
+	placedNew := 0 // placed, and not listed yet
+	for i, write := range writes {
+		// Stopped between two files (Ctrl-C, SIGTERM) as within one.
+		err := ctx.Err()
+		if err == nil {
+			err = write()
 		}
+		if err != nil {
+			if placedNew == 0 && !unlisted {
+				return nil, err
+			}
+			return nil, &HalfExportedError{Dir: dir, Placed: placedNew, Of: len(writes), Unlisted: unlisted, Err: err}
+		}
+		if !listed[paths[i]] {
+			placedNew++
+		}
+		Placed(i + 1)
 	}
 	m.Files = m.Files[:0]
 	for _, e := range byPath {
@@ -326,23 +343,58 @@ func isLocked(dir string) bool {
 	return false
 }
 
+// Placed is called with the count of the files an export has placed in its
+// folder, after each. It is a seam for tests (cmd/updeb's stop an export
+// there, as a signal would); nothing else sets it.
+var Placed = func(n int) {}
+
+// HalfExportedError is the error of an export that stopped (a signal, a
+// full disk) after it changed its folder: files placed there that the
+// manifest does not list yet, or entries of files it was replacing
+// dropped from the manifest (unlistChanged). Nothing listed has bytes its
+// entry does not list, and the same export again finishes it.
+type HalfExportedError struct {
+	Dir    string // the folder, as the user named it
+	Placed int    // files placed before it stopped that the manifest does not list
+	Of     int    // files it was to place (listed ones too)
+	// Unlisted: the manifest no longer lists files the export was
+	// replacing (new bytes upstream).
+	Unlisted bool
+	Err      error
+}
+
+func (e *HalfExportedError) Error() string { return e.Err.Error() }
+func (e *HalfExportedError) Unwrap() error { return e.Err }
+
+// Done says what the stopped export left and how to finish it.
+func (e *HalfExportedError) Done() string {
+	what := fmt.Sprintf("the export placed %d new file(s) of its %d in %s before it stopped; %s does not list them yet", e.Placed, e.Of, e.Dir, ManifestName)
+	if e.Placed == 0 {
+		what = fmt.Sprintf("the export stopped in %s after it dropped from %s the entries of files it was replacing (new bytes upstream)", e.Dir, ManifestName)
+	}
+	return what + " ('updeb mirror verify' names such files unlisted, not corrupt): run the same export again to finish it"
+}
+
 // unlistChanged writes the manifest m without the entries of the files
 // whose bytes the export is about to replace (next: path -> the new entry),
 // if there are any: a checksum file, signature or answer upstream has
 // changed since the last export. Stopped after it replaced one, the export
 // leaves that file unlisted (verify names it, the next export lists it),
-// never listed with the old bytes' digests.
-func unlistChanged(root *os.Root, dir string, m *Manifest, next map[string]Entry) error {
+// never listed with the old bytes' digests. It returns the paths the
+// manifest lists now, and whether it wrote the manifest.
+func unlistChanged(root *os.Root, dir string, m *Manifest, next map[string]Entry) (map[string]bool, bool, error) {
 	kept := &Manifest{Files: []Entry{}}
+	listed := map[string]bool{}
 	for _, e := range m.Files {
 		if n := next[e.Path]; n.SHA256 == e.SHA256 && n.Size == e.Size {
 			kept.Files = append(kept.Files, e)
+			listed[e.Path] = true
 		}
 	}
 	if len(kept.Files) == len(m.Files) {
-		return nil
+		return listed, false, nil
 	}
-	return writeManifest(root, dir, kept)
+	return listed, true, writeManifest(root, dir, kept)
 }
 
 // place copies the verified file r, whose manifest entry is e, into the
