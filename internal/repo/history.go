@@ -146,6 +146,12 @@ func historyNotAFile(name string, m fs.FileMode) error {
 // of each generation, oldest first.
 func (r *Repo) readHistory(suite string, live int) ([]Record, error) {
 	name := r.historyFile(suite)
+	// Never read through a symlink, as appendHistory never writes through
+	// one: a link to a file out of the repository would have its first
+	// bytes quoted in the error of a line that is no record.
+	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		return nil, historyNotAFile(name, fi.Mode())
+	}
 	data, err := readFile(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

@@ -919,6 +919,11 @@ func TestHistoryNotAFileRefused(t *testing.T) {
 				must(t, os.WriteFile(secret, []byte("secret\n"), 0o600))
 			}
 			before := snapshot(t, root)
+			// Reading it (repo history) refuses it too: through a link it
+			// read another file and quoted its first bytes.
+			if _, err := r.History("s"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), history+" is "+tc.kind) {
+				t.Errorf("the history of s with %s as its file: %v, want ErrInvalid naming it", tc.kind, err)
+			}
 			_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "xx", "1", "amd64", "x"))})
 			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), history+" is "+tc.kind) {
 				t.Fatalf("publishing with %s as the history: %v, want ErrInvalid naming it", tc.kind, err)
