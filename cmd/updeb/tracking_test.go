@@ -1197,3 +1197,27 @@ func TestPlanApplyMovesARetiredSingleRecipe(t *testing.T) {
 		t.Errorf("a second run: exit %d, want 0\n%s%s", code, out, errs)
 	}
 }
+
+// TestFollowerRetiredWithKubernetes: cri-tools has no end-of-life data of
+// its own at endoflife.date; the release sets name it by Kubernetes minor,
+// so its 1.35 ends with Kubernetes 1.35 (the same day), and a patch of it
+// out after that day is no bump. Before, cri-tools-1.35 stayed supported.
+func TestFollowerRetiredWithKubernetes(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.cycle(eoltest.Cycle("kubernetes", "1.35", "2025-12-17", "2026-10-20", "2026-11-20", "1.35.9"))
+	w.release("cri-tools", "1.35.1", "2026-11-25")
+	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped", "--write", "compat-data.yaml"); code != 0 {
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := w.updeb("plan", "--now", "2026-11-28")
+	if code != 0 || !strings.Contains(out, "cri-tools-1.35 follows kubernetes 1.35, end of life since 2026-11-20; mark cri-tools-1.35 end-of-life") || strings.Contains(out, "bump cri-tools-1.35") {
+		t.Errorf("plan: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = w.updeb("plan", "--apply", "--only", "cri-tools-1.35", "--now", "2026-11-28")
+	if code > 1 || !strings.Contains(out, "  retire cri-tools-1.35: end-of-life: 2026-11-20") {
+		t.Fatalf("plan --apply: exit %d\n%s%s", code, out, errs)
+	}
+	if got := w.read("recipes/cri-tools-1.35.yaml"); !strings.Contains(got, "\nend-of-life: 2026-11-20\n") || !strings.Contains(got, "\nversion: 1.35.0\n") {
+		t.Errorf("cri-tools-1.35.yaml after the apply:\n%s", got)
+	}
+}

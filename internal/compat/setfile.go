@@ -337,7 +337,7 @@ func movedValue(v, comp string, nm NewMinor, major, delta int, sets []ReleaseSet
 	if ref, isRef := strings.CutPrefix(v, RecipePrefix); isRef {
 		series := recipe.Component(ref)
 		m, n, ok := minorOf(strings.TrimPrefix(ref, series+"-"))
-		if series == ref || !ok || m != major || !followsKubernetes(series, sets) {
+		if series == ref || !ok || m != major || !FollowsKubernetes(series, sets) {
 			return "", false
 		}
 		moved := fmt.Sprintf("%s-%d.%d", series, m, n+delta)
@@ -352,12 +352,12 @@ func movedValue(v, comp string, nm NewMinor, major, delta int, sets []ReleaseSet
 	return "", false
 }
 
-// followsKubernetes reports whether the sets (resolved) name series'
+// FollowsKubernetes reports whether the sets (resolved) name series'
 // recipes by Kubernetes minor: kubernetes itself, or a series of which some
 // set names the recipe of its own Kubernetes minor (cri-tools-1.36 in the
 // 1.36 set) and none a recipe newer than its Kubernetes minor (an older one
 // stands in until the new minor's recipe exists).
-func followsKubernetes(series string, sets []ReleaseSet) bool {
+func FollowsKubernetes(series string, sets []ReleaseSet) bool {
 	if series == "kubernetes" {
 		return true
 	}
@@ -382,7 +382,7 @@ func followsKubernetes(series string, sets []ReleaseSet) bool {
 
 // extendMinor is AddMinor for a series other than kubernetes.
 func extendMinor(name string, data []byte, top *yaml.Node, nm NewMinor, resolved []ReleaseSet, nodes []*yaml.Node, major, minor int) ([]byte, string, error) {
-	if !followsKubernetes(nm.Component, resolved) {
+	if !FollowsKubernetes(nm.Component, resolved) {
 		return data, fmt.Sprintf("the release sets do not name %s recipes by Kubernetes minor: name recipe:%s in the sets that deploy it", nm.Component, nm.To), nil
 	}
 	var edits []yamlfile.Edit

@@ -201,6 +201,10 @@ type Options struct {
 	// Tables are the compatibility tables the release sets are checked
 	// against (nil: the bundled copy).
 	Tables *compatdata.Tables
+
+	// followers are the series the release sets name by Kubernetes minor
+	// (compat.FollowsKubernetes), set by Make.
+	followers map[string]bool
 }
 
 // Make computes the plan of every recipe of rs. It fails only when the
@@ -223,6 +227,7 @@ func Make(ctx context.Context, rs []*recipe.Recipe, data *supportdata.Copy, o Op
 		byComponent[c] = append(byComponent[c], r)
 	}
 	names := slices.Sorted(maps.Keys(byComponent))
+	o.followers = followers(names, rs, o)
 	var acts []Action
 	for _, name := range names {
 		comp, a := component(name, byComponent[name], data.Data, o)
@@ -392,6 +397,14 @@ func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *sup
 		rec.Cycle, rec.State, rec.Support = cyc.Name, st.State.String(), st.String()
 		eol = st.State == supportdata.EndOfLife
 	}
+	led := false // eol because its Kubernetes minor is (followedEOL)
+	if !covered {
+		if k, ok := followedEOL(comp, r, data, o); ok {
+			cyc, led, eol = k, true, true
+			rec.Cycle, rec.State = k.Name, supportdata.EndOfLife.String()
+			rec.Support = fmt.Sprintf("follows kubernetes %s, end of life since %s", k.Name, retireDay(k, o.Now))
+		}
+	}
 	base := Action{Component: comp, Product: productOf(product, data), Recipe: n, From: r.Version, Minor: rec.Cycle}
 	if !r.EndOfLife.IsZero() {
 		rec.EndOfLife = day(r.EndOfLife)
@@ -449,6 +462,9 @@ func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *sup
 		a := base
 		a.Kind, a.EndOfLife = ActRetire, retireDay(cyc, o.Now)
 		a.Reason = fmt.Sprintf("%s %s is end-of-life (%s)", product, cyc.Name, rec.Support)
+		if led {
+			a.Reason = n + " " + rec.Support
+		}
 		if versioned(r) {
 			a.Reason += "; mark " + n + " end-of-life (it stays to rebuild, not to deploy)"
 		} else {
@@ -594,6 +610,9 @@ func setAdds(names []string, byComponent map[string][]*recipe.Recipe, all []*rec
 			if c, ok := data.Cycle(product, r.Version); ok && c.Status(o.Now).State == supportdata.EndOfLife {
 				continue
 			}
+			if _, ok := followedEOL(comp, r, data, o); ok {
+				continue
+			}
 			minor := minorOf(r.Version)
 			next, note, err := compat.AddMinor(file, text, compat.NewMinor{Component: comp, From: from.Ref(), To: r.Ref(), Minor: minor, Versions: compat.RecipeVersions(all)})
 			if err != nil || bytes.Equal(next, text) {
@@ -637,6 +656,43 @@ func inWatchTrack(r *recipe.Recipe, version string) bool {
 	}
 	ok, err := c.Allows(version)
 	return ok && err == nil
+}
+
+// followers are the series among names, other than Kubernetes and the
+// products the support data covers, that the release sets (o.Sets) name by
+// Kubernetes minor, as cri-tools: their minors live as long as Kubernetes'.
+func followers(names []string, rs []*recipe.Recipe, o Options) map[string]bool {
+	if o.Sets == nil {
+		return nil
+	}
+	sets, err := compat.ParseReleaseSets(o.SetsFile, o.Sets)
+	if err != nil {
+		return nil // effects fails on it, naming the file
+	}
+	_ = compat.Resolve(sets, compat.RecipeVersions(rs), "") // an unknown recipe keeps its empty version: it follows nothing
+	out := map[string]bool{}
+	for _, name := range names {
+		if name != "kubernetes" && compat.FollowsKubernetes(name, sets) {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// followedEOL is the end-of-life Kubernetes cycle of r's minor when r is a
+// recipe of a series that follows Kubernetes minors (o.followers) whose own
+// product the support data does not cover: endoflife.date has no cycles
+// for cri-tools, whose minor is Kubernetes' and ends with it. A recipe with
+// an end-of-life: mark of its own (a day to come) says otherwise.
+func followedEOL(comp string, r *recipe.Recipe, data *supportdata.Data, o Options) (supportdata.Cycle, bool) {
+	if !o.followers[comp] || !versioned(r) || !r.EndOfLife.IsZero() || len(data.Cycles(supportdata.ProductOf(comp))) > 0 {
+		return supportdata.Cycle{}, false
+	}
+	c, ok := data.Cycle("kubernetes", r.Version)
+	if !ok || c.Status(o.Now).State != supportdata.EndOfLife {
+		return supportdata.Cycle{}, false
+	}
+	return c, true
 }
 
 // productOf is product when the data covers it, else "".

@@ -508,3 +508,47 @@ func TestDescribeClosesNoIssue(t *testing.T) {
 		t.Errorf("the description does not read as the server's words:\n%s", d)
 	}
 }
+
+// A series the release sets name by Kubernetes minor (cri-tools) has no
+// end-of-life data of its own: its minor ends with Kubernetes' (1.35 on
+// 2027-02-28), retired with the same day and no longer bumped. Before, it
+// stayed supported for good.
+func TestFollowerRetiresWithKubernetes(t *testing.T) {
+	now := time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC)
+	newest := func(r *recipe.Recipe) (*track.Candidates, error) {
+		c, err := watch(r)
+		if err == nil && r.Ref() == "cri-tools-1.35" {
+			c.InTrack.Version = "1.35.1" // a patch after the end of life
+		}
+		return c, err
+	}
+	p, err := Make(t.Context(), trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, now, newest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var retired bool
+	for _, a := range p.Actions {
+		switch {
+		case a.Recipe == "cri-tools-1.36" && a.Kind == ActRetire:
+			t.Errorf("cri-tools-1.36 retired, its Kubernetes minor being supported: %s", a.Reason)
+		case a.Recipe != "cri-tools-1.35":
+		case a.Kind == ActRetire:
+			retired = true
+			if a.EndOfLife != "2027-02-28" || !strings.Contains(a.Reason, "follows kubernetes 1.35, end of life since 2027-02-28") || a.Command != "updeb plan --apply --only cri-tools-1.35" {
+				t.Errorf("retire of cri-tools-1.35: end of life %q, %q, %q", a.EndOfLife, a.Reason, a.Command)
+			}
+		default:
+			t.Errorf("%s of cri-tools-1.35, end-of-life with kubernetes 1.35: %s", a.Kind, a.Reason)
+		}
+	}
+	if !retired {
+		t.Errorf("no retire of cri-tools-1.35 once kubernetes 1.35 is end-of-life: %+v", p.Actions)
+	}
+	for _, c := range p.Components {
+		for _, r := range c.Recipes {
+			if r.Name == "cri-tools-1.35" && (r.State != "eol" || r.Action != ActRetire) {
+				t.Errorf("cri-tools-1.35: state %q, action %q", r.State, r.Action)
+			}
+		}
+	}
+}
