@@ -204,13 +204,16 @@ func overrideVerdict(o compatdata.OverrideStatus) string {
 // dataStatusJSON is `updeb data status --json`: the end-of-life data's copy,
 // date and products as before, and every table's line.
 type dataStatusJSON struct {
-	Copy       string                   `json:"copy"`
-	AsOf       time.Time                `json:"as_of"`
-	AgeDays    int                      `json:"age_days"`
-	MaxAgeDays int                      `json:"max_age_days"`
-	Products   []string                 `json:"products"`
-	Repository string                   `json:"repository,omitempty"`
-	Tables     []compatdata.TableStatus `json:"tables"`
+	Copy       string    `json:"copy"`
+	AsOf       time.Time `json:"as_of"`
+	AgeDays    int       `json:"age_days"`
+	MaxAgeDays int       `json:"max_age_days"`
+	Products   []string  `json:"products"`
+	Repository string    `json:"repository,omitempty"`
+	// MissingFile is the file data: file: names when it does not exist
+	// (the other copies are used instead).
+	MissingFile string                   `json:"missing_file,omitempty"`
+	Tables      []compatdata.TableStatus `json:"tables"`
 }
 
 func newDataStatusCmd(g *globalOptions) *cobra.Command {
@@ -239,7 +242,7 @@ max-age-days: (default 30).`,
 			if g.json {
 				days, _ := set.EOL.Age(now)
 				return printJSON(out, cmd, dataStatusJSON{Copy: set.EOL.Name(), AsOf: set.EOL.Data.AsOf, AgeDays: days,
-					MaxAgeDays: int(maxAge.Hours() / 24), Products: set.EOL.Data.Products(), Repository: set.Repository, Tables: st})
+					MaxAgeDays: int(maxAge.Hours() / 24), Products: set.EOL.Data.Products(), Repository: set.Repository, MissingFile: missingDataFile(cfg), Tables: st})
 			}
 			fmt.Fprintf(out, "%s\nproducts: %s\n\n", set.EOL.Describe(now), strings.Join(set.EOL.Data.Products(), ", "))
 			fmt.Fprintf(out, "%-12s %-10s %-10s %5s %5s  %s\n", "TABLE", "COPY", "AS OF", "AGE", "ROWS", "SOURCE")

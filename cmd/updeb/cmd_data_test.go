@@ -290,7 +290,7 @@ func TestDataFileInRepository(t *testing.T) {
 
 	// An override without a reason: invalid input for every command that reads the file.
 	os.WriteFile(dataFile, bytes.Replace(after, []byte(`, reason: "our charts break on 1.36 (ticket 42)"`), nil, 1), 0o644)
-	for _, args := range [][]string{{"compat", "--set", sets, "--now", "2026-11-25"}, {"data", "status"}, {"data", "refresh", "--write", dataFile}} {
+	for _, args := range [][]string{{"compat", "--set", sets, "--now", "2026-11-25"}, {"report", "--offline", "--output", filepath.Join(repo, "site")}, {"data", "status"}, {"data", "refresh", "--write", dataFile}} {
 		code, _, stderr = run(args...)
 		if code != 2 || !strings.Contains(stderr, `helm override: missing required field "reason"`) {
 			t.Errorf("%v with an override without a reason: exit %d\n%s", args, code, stderr)
@@ -364,5 +364,37 @@ func TestDataDatedAfterToday(t *testing.T) {
 		if args[0] == "data" && !strings.Contains(stdout, "helm         repository "+ahead+"     -  ") || strings.Contains(stdout, "days old") {
 			t.Errorf("data status on data dated %s:\n%s", ahead, stdout)
 		}
+	}
+}
+
+// TestDataFileMissing: data: file: naming a file that does not exist (a
+// typo) was silent, the bundled and refreshed copies standing in for
+// months. Each command that reads the data warns once, naming the config's
+// line, the path, the copy used instead and the command that creates it;
+// data status --json names it (missing_file). Nothing is written.
+func TestDataFileMissing(t *testing.T) {
+	repo := planProject(t, "http://127.0.0.1:9")
+	missing := filepath.Join(repo, "compat-dat.yaml") // compat-data.yaml mistyped
+	conf := filepath.Join(repo, "updeb.yaml")
+	os.WriteFile(conf, []byte("fetch: {retries: 0}\ndata:\n  max-age-days: 3650\n  file: compat-dat.yaml\n"), 0o644)
+	sets := filepath.Join(repo, "release-sets.yaml")
+	os.WriteFile(sets, []byte("sets:\n  - name: k136\n    components: {kubernetes: 1.36.0, helm: 3.21.4}\n"), 0o644)
+	common := []string{"--config", conf, "--state", filepath.Join(repo, "state"), "--cache", filepath.Join(repo, "cache"), "--recipes", filepath.Join(repo, "recipes")}
+	want := conf + ":4: data: file: names " + missing + ", which does not exist; using instead the support data's bundled copy"
+	create := "run 'updeb data refresh --write " + missing + "' to create it"
+	// report reads the data twice (its plan and its compat): one warning.
+	for _, args := range [][]string{{"plan", "--offline", "--now", "2026-11-25"}, {"compat", "--set", sets, "--now", "2026-11-25"}, {"data", "status"}, {"data", "status", "--json"}} {
+		code, stdout, stderr := runUpdeb(append(args, common...)...)
+		if code > 1 || strings.Count(stderr, want) != 1 || !strings.Contains(stderr, create) {
+			t.Errorf("%s: exit %d, want one warning %q ... %q\n%s%s", strings.Join(args, " "), code, want, create, stdout, stderr)
+		}
+		if slices.Contains(args, "--json") {
+			if status := checkJSON(t, "data status", stdout); status["missing_file"] != missing {
+				t.Errorf("data status --json: missing_file %v, want %s", status["missing_file"], missing)
+			}
+		}
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("%s written by a command that only reads the data", missing)
 	}
 }

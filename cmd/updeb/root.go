@@ -43,6 +43,10 @@ type globalOptions struct {
 
 	con *console.Console // stderr's log lines and bars (console.go), made on first use
 	log *slog.Logger
+
+	// dataFileWarned: the warning that data: file: names no file was given
+	// (once a run, however many times the data is loaded).
+	dataFileWarned bool
 }
 
 func newRootCmd(g *globalOptions) *cobra.Command {

@@ -4,7 +4,10 @@ package main
 // (outdated, compat, plan, data status) load them.
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,6 +28,27 @@ func (g *globalOptions) repositoryDataFile(cfg *config.Config) string {
 	return filepath.Join(filepath.Dir(filepath.Clean(g.recipesDir)), compatdata.RepositoryFile)
 }
 
+// missingDataFile is the file data: file: names when it does not exist
+// ("" when the config names none, or it exists): the commands then read the
+// other copies, and the first 'data refresh --write' creates it.
+func missingDataFile(cfg *config.Config) string {
+	if cfg.Data.File == "" {
+		return ""
+	}
+	if _, err := os.Stat(cfg.Data.File); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	return cfg.Data.File
+}
+
+// configPosition is where data: file: is written: CONFIG:LINE.
+func configPosition(cfg *config.Config) string {
+	if cfg.Data.FileLine == 0 {
+		return cfg.File
+	}
+	return fmt.Sprintf("%s:%d", cfg.File, cfg.Data.FileLine)
+}
+
 // dataSet loads the data tables the commands use (compatdata.Load): the
 // recipes repository's data file when there is one, else, table by table,
 // the newer of the bundled and the state folder's copies. It notes which copy of the
@@ -43,6 +67,17 @@ func (g *globalOptions) dataSet(cfg *config.Config, now time.Time, tables bool) 
 	}
 	for _, w := range warnings {
 		g.warnf("%s", w)
+	}
+	if missing := missingDataFile(cfg); missing != "" && !g.dataFileWarned {
+		// A typo in data: file: would otherwise go unnoticed for months,
+		// the bundled and refreshed copies standing in without a word.
+		g.dataFileWarned = true
+		instead := "the support data's " + set.EOL.Name() + " copy"
+		if tables {
+			instead += " and, table by table, the newer of the bundled and refreshed compatibility tables"
+		}
+		g.warnf("%s: data: file: names %s, which does not exist; using instead %s; fix the path, or run 'updeb data refresh --write %s' to create it",
+			configPosition(cfg), missing, instead, missing)
 	}
 	refresh := "updeb data refresh"
 	if set.Repository != "" {

@@ -117,6 +117,9 @@ type Data struct {
 	// and end-of-life data compat, plan and outdated use when it exists);
 	// "" means compatdata.RepositoryFile in the folder above the recipes folder.
 	File string
+	// FileLine is the line of data: file: in the config file (0: not set),
+	// for the warning that the file it names does not exist.
+	FileLine int
 	// Sources are the URLs a compatibility table is fetched from, by table
 	// name (compatdata.Names), instead of compatdata.DefaultSources; each
 	// checked with compatdata.CheckSource.
@@ -461,7 +464,7 @@ func (p *parser) data(d *Data, n *yaml.Node) {
 			}
 		}),
 		"max-age-days": p.field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
-		"file":         p.field(func(v *yaml.Node) { p.path(v, "data.file", &d.File) }),
+		"file":         p.field(func(v *yaml.Node) { p.path(v, "data.file", &d.File); d.FileLine = v.Line }),
 		"sources":      p.field(func(v *yaml.Node) { d.Sources = p.sources(v) }),
 		"products": p.field(func(v *yaml.Node) {
 			p.Describe(v, yamlfile.Schema{Type: []string{"array"}, Items: &yamlfile.Schema{Pattern: productRE.String()}})

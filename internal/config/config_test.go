@@ -61,7 +61,7 @@ sigstore:
 			MinRate: &MinRate{BytesPerSecond: 2 << 10, Over: Duration(20 * time.Second)},
 		},
 		Data: Data{EndOfLifeURL: "https://mirror.internal/eol/{product}.json", MaxAgeDays: 14, Products: []string{"nodejs"},
-			File: "/etc/k8s/compat-data.yaml", Sources: map[string][]string{
+			File: "/etc/k8s/compat-data.yaml", FileLine: 21, Sources: map[string][]string{
 				"helm":   {"https://mirror.internal/helm/version_skew.mdx", "https://mirror.internal/helm/version_skew.md"},
 				"calico": {"https://mirror.internal/calico/version-{minor}/_system-requirements.mdx"}}},
 		Sigstore: Sigstore{TrustedRoot: "/etc/updeb/sigstore/trusted_root.json", RekorURL: "https://rekor.mirror.internal",
