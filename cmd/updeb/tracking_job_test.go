@@ -472,6 +472,29 @@ func TestTrackingJobQuietUpstream(t *testing.T) {
 	}
 }
 
+// TestTrackingJobCreatesMissingDataFile: a config whose data: file: names a
+// file not written yet (data status --json: missing_file) had the job refresh
+// the state folder, which no command reads once that file exists, and never
+// create it; every command warned about it on every run. The job refreshes
+// into it, and the new file is the change proposed.
+func TestTrackingJobCreatesMissingDataFile(t *testing.T) {
+	j := newTrackingJob(t)
+	file := filepath.Join(j.repo, "data", "compat-data.yaml")
+	refresh := j.file("refresh.txt", "compatibility tables refreshed: "+file+"\n  helm          42 rows    no change (replaced the bundled copy)\n")
+	status := j.file("status.json", fmt.Sprintf("{\n  \"age_days\": 1,\n  \"max_age_days\": 30,\n  \"missing_file\": %q,\n  \"tables\": [\n    {\"table\": \"helm\", \"copy\": \"bundled\", \"age_days\": 1, \"stale\": false}\n  ]\n}\n", file))
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	code, out := j.run("FAKE_REFRESH="+refresh, "FAKE_STATUS="+status)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if log, _ := os.ReadFile(j.log); !strings.Contains(string(log), " data refresh --write "+file+" start\n") {
+		t.Errorf("the job did not refresh into %s:\n%s", file, log)
+	}
+	if diff := j.git("diff", "--name-only", "main", "updeb/tracking"); diff != "data/compat-data.yaml" {
+		t.Errorf("the branch changes %q, want the new data/compat-data.yaml\n%s", diff, out)
+	}
+}
+
 // TestTrackingJobDataFileOfConfig: the repository's data file is the one
 // updeb's commands use, as data status names it (data: file: in the config,
 // or compat-data.yaml beside a recipes folder that is not the repository's
