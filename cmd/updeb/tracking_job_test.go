@@ -472,6 +472,23 @@ func TestTrackingJobQuietUpstream(t *testing.T) {
 	}
 }
 
+// runRefreshingInto runs the job with the refresh report and data status
+// given, and checks that it refreshed file (data/compat-data.yaml in the
+// repository) and made a branch that changes it.
+func (j *trackingJob) runRefreshingInto(file, refresh, status string) {
+	j.t.Helper()
+	code, out := j.run("FAKE_REFRESH="+refresh, "FAKE_STATUS="+status)
+	if code != 0 {
+		j.t.Fatalf("exit %d\n%s", code, out)
+	}
+	if log, _ := os.ReadFile(j.log); !strings.Contains(string(log), " data refresh --write "+file+" start\n") {
+		j.t.Errorf("the job did not refresh %s:\n%s", file, log)
+	}
+	if diff := j.git("diff", "--name-only", "main", "updeb/tracking"); diff != "data/compat-data.yaml" {
+		j.t.Errorf("the branch changes %q, want data/compat-data.yaml\n%s", diff, out)
+	}
+}
+
 // TestTrackingJobCreatesMissingDataFile: a config whose data: file: names a
 // file not written yet (data status --json: missing_file) had the job refresh
 // the state folder, which no command reads once that file exists, and never
@@ -483,16 +500,7 @@ func TestTrackingJobCreatesMissingDataFile(t *testing.T) {
 	refresh := j.file("refresh.txt", "compatibility tables refreshed: "+file+"\n  helm          42 rows    no change (replaced the bundled copy)\n")
 	status := j.file("status.json", fmt.Sprintf("{\n  \"age_days\": 1,\n  \"max_age_days\": 30,\n  \"missing_file\": %q,\n  \"tables\": [\n    {\"table\": \"helm\", \"copy\": \"bundled\", \"age_days\": 1, \"stale\": false}\n  ]\n}\n", file))
 	os.MkdirAll(filepath.Dir(file), 0o755)
-	code, out := j.run("FAKE_REFRESH="+refresh, "FAKE_STATUS="+status)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, out)
-	}
-	if log, _ := os.ReadFile(j.log); !strings.Contains(string(log), " data refresh --write "+file+" start\n") {
-		t.Errorf("the job did not refresh into %s:\n%s", file, log)
-	}
-	if diff := j.git("diff", "--name-only", "main", "updeb/tracking"); diff != "data/compat-data.yaml" {
-		t.Errorf("the branch changes %q, want the new data/compat-data.yaml\n%s", diff, out)
-	}
+	j.runRefreshingInto(file, refresh, status)
 }
 
 // TestTrackingJobDataFileOfConfig: the repository's data file is the one
@@ -511,16 +519,7 @@ func TestTrackingJobDataFileOfConfig(t *testing.T) {
 	os.WriteFile(refresh, []byte("compatibility tables refreshed: "+file+"\n  helm          43 rows    added 3.22 (replaced the repository copy)\n"), 0o644)
 	status := filepath.Join(j.dir, "status.json")
 	os.WriteFile(status, fmt.Appendf(nil, "{\n  \"age_days\": 1,\n  \"max_age_days\": 30,\n  \"repository\": %q,\n  \"tables\": [\n    {\"table\": \"helm\", \"copy\": \"repository %s\", \"age_days\": 1, \"stale\": false}\n  ]\n}\n", file, file), 0o644)
-	code, out := j.run("FAKE_REFRESH="+refresh, "FAKE_STATUS="+status)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, out)
-	}
-	if log, _ := os.ReadFile(j.log); !strings.Contains(string(log), " data refresh --write "+file+" start\n") {
-		t.Errorf("the job did not refresh %s:\n%s", file, log)
-	}
-	if diff := j.git("diff", "--name-only", "main", "updeb/tracking"); diff != "data/compat-data.yaml" {
-		t.Errorf("the branch changes %q, want the refreshed data/compat-data.yaml\n%s", diff, out)
-	}
+	j.runRefreshingInto(file, refresh, status)
 }
 
 // TestTrackingJobDetachedHead: a run in a working tree on a detached HEAD
